@@ -13,8 +13,14 @@ import type { Caller, RequestContext } from '../../identity/caller.js'
 import { recordAudit } from '../audit/service.js'
 import { organizationNotFound } from '../organizations/access.js'
 import { findOwnTagIds } from '../tags/repo.js'
-import { addTagToLinks, findVisibleLinks, moveLinks, removeTagFromLinks } from './repo.js'
-import { purgeDeletedLinks } from './ownership.repo.js'
+import {
+  addTagToLinks,
+  findVisibleLinks,
+  lockLinksInIdOrder,
+  moveLinks,
+  removeTagFromLinks,
+} from './repo.js'
+import { dropEntriesOfOtherOwners, purgeDeletedLinks } from './ownership.repo.js'
 import { moveToRecentlyDeleted, restoreHorizon } from './ownership.service.js'
 import type { BulkLinksBody, BulkLinksResult } from './schemas.js'
 import {
@@ -40,6 +46,9 @@ export async function bulkLinks(
   const now = deps.clock.now().toISOString()
   try {
     return await deps.db.transaction().execute(async (tx) => {
+      // Moving and deleting write the link rows: locked first, in id order, as every writer of
+      // several links does (repo.ts lockLinksInIdOrder), and then read as they are.
+      if (input.action === 'share' || input.action === 'delete') await lockLinksInIdOrder(tx, ids)
       const links = await findVisibleLinks(tx, userId, ids)
       // One link not seen (or outside an API token's boundary) is reported like the single
       // operation's 404.
@@ -63,12 +72,9 @@ export async function bulkLinks(
           const owner = await linkOwnerFor(tx, userId, to)
           // Links already there stay as they are (a personal link stays its owner's).
           changed = links.filter((link) => link.organization_id !== to)
-          await moveLinks(
-            tx,
-            changed.map((link) => link.id),
-            owner,
-            now,
-          )
+          const moved = changed.map((link) => link.id)
+          await moveLinks(tx, moved, owner, now)
+          await dropEntriesOfOtherOwners(tx, moved)
           break
         }
         case 'delete':

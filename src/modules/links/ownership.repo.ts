@@ -219,3 +219,36 @@ export async function dropTagsOfNonReaders(ex: Executor, linkId: string): Promis
     ex,
   )
 }
+
+/**
+ * Takes the links out of the collections their owner may not hold them in: a link belongs only in
+ * its owner's collections (the person's, or the organization's), so after a change of owner it
+ * leaves the former owner's — and the teams those are shared with stop seeing it through them.
+ */
+export async function dropEntriesOfOtherOwners(
+  ex: Executor,
+  linkIds: readonly string[],
+): Promise<void> {
+  if (linkIds.length === 0) return
+  await ex
+    .deleteFrom('collection_links')
+    .where('collection_links.link_id', 'in', linkIds)
+    .where((outer) =>
+      outer.not(
+        outer.exists(
+          outer
+            .selectFrom('collections')
+            .innerJoin('links', 'links.id', 'collection_links.link_id')
+            .select('collections.id')
+            .whereRef('collections.id', '=', 'collection_links.collection_id')
+            .where((eb) =>
+              eb.or([
+                eb('collections.user_id', '=', eb.ref('links.user_id')),
+                eb('collections.organization_id', '=', eb.ref('links.organization_id')),
+              ]),
+            ),
+        ),
+      ),
+    )
+    .execute()
+}

@@ -27,6 +27,7 @@ import {
   type VisibleLink,
 } from './repo.js'
 import {
+  dropEntriesOfOtherOwners,
   dropTagsOfNonReaders,
   findExistingTagIds,
   findRestorable,
@@ -304,6 +305,9 @@ export async function transferLink(
         if (isForeignKeyViolation(error)) throw organizationNotFound()
         throw error
       }
+      // Out of the former owner's collections before the tags go: members of the teams those are
+      // shared with no longer see it, so their tags on it go as well.
+      await dropEntriesOfOtherOwners(tx, [linkId])
       await dropTagsOfNonReaders(tx, linkId)
       await recordAudit(tx, deps.clock, ctx, {
         action: 'link.transfer',

@@ -832,3 +832,22 @@ export async function moveLinks(
     .where('id', 'in', linkIds)
     .execute()
 }
+
+/**
+ * Locks the links (FOR UPDATE, PostgreSQL; SQLite serialises writers) in id order, whatever the
+ * order they were asked in: every writer of several links — a bulk action, a collection's PUT
+ * (collections/repo.ts lockLinksOfCollection) — takes its link locks in this one order, so two of
+ * them wait for each other instead of deadlocking.
+ */
+export async function lockLinksInIdOrder(ex: Executor, linkIds: readonly string[]): Promise<void> {
+  const sorted = [...new Set(linkIds)].sort()
+  for (let i = 0; i < sorted.length; i += IN_LIST_CHUNK) {
+    await ex
+      .selectFrom('links')
+      .select('id')
+      .where('id', 'in', sorted.slice(i, i + IN_LIST_CHUNK))
+      .orderBy('id')
+      .forUpdate()
+      .execute()
+  }
+}

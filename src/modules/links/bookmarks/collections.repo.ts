@@ -98,17 +98,84 @@ export async function findLastPositions(
 }
 
 /**
- * Puts links into collections at the given positions, each with its link's slug key (for
- * /go/{slug}'s probe); a link a collection holds already keeps its place. Returns how many were
- * added to each collection.
+ * Locks the collections' rows (FOR UPDATE, in id order; SQLite serialises writers), as a PUT of a
+ * collection's links does first, so entries appended here and a PUT's list follow one another.
  */
+export async function lockCollections(ex: Executor, ids: readonly string[]): Promise<Set<string>> {
+  const sorted = [...new Set(ids)].sort()
+  const found = new Set<string>()
+  for (let i = 0; i < sorted.length; i += CHUNK) {
+    const rows = await ex
+      .selectFrom('collections')
+      .select('id')
+      .where('id', 'in', sorted.slice(i, i + CHUNK))
+      .orderBy('id')
+      .forUpdate()
+      .execute()
+    for (const row of rows) found.add(row.id)
+  }
+  return found
+}
+
+/**
+ * Of the links, those the owner owns now, locked (FOR SHARE, in id order, after the collections
+ * as a PUT locks them): a link deleted or transferred since it was imported goes into no
+ * collection of the owner's.
+ */
+export async function lockOwnedLinks(
+  ex: Executor,
+  owner: LinkOwner,
+  linkIds: readonly string[],
+): Promise<Set<string>> {
+  const sorted = [...new Set(linkIds)].sort()
+  const owned = new Set<string>()
+  for (let i = 0; i < sorted.length; i += CHUNK) {
+    const rows = await ex
+      .selectFrom('links')
+      .select(['id', 'user_id', 'organization_id'])
+      .where('id', 'in', sorted.slice(i, i + CHUNK))
+      .orderBy('id')
+      .forShare()
+      .execute()
+    for (const row of rows)
+      if (
+        owner.organizationId === null
+          ? row.user_id === owner.userId
+          : row.organization_id === owner.organizationId
+      )
+        owned.add(row.id)
+  }
+  return owned
+}
+
+/** Which of the links each collection holds already ("collection id link id" pairs). */
+export async function findHeldEntries(
+  ex: Executor,
+  collectionIds: readonly string[],
+  linkIds: readonly string[],
+): Promise<Set<string>> {
+  const held = new Set<string>()
+  const links = [...new Set(linkIds)]
+  for (let c = 0; c < collectionIds.length; c += CHUNK)
+    for (let i = 0; i < links.length; i += CHUNK) {
+      const rows = await ex
+        .selectFrom('collection_links')
+        .select(['collection_id', 'link_id'])
+        .where('collection_id', 'in', collectionIds.slice(c, c + CHUNK))
+        .where('link_id', 'in', links.slice(i, i + CHUNK))
+        .execute()
+      for (const row of rows) held.add(`${row.collection_id} ${row.link_id}`)
+    }
+  return held
+}
+
+/** Puts links into collections at the given positions, each with its link's slug key. */
 export async function insertCollectionEntries(
   ex: Executor,
   entries: ReadonlyArray<{ collection_id: string; link_id: string; position: number }>,
-): Promise<Map<string, number>> {
-  const added = new Map<string, number>()
+): Promise<void> {
   for (let i = 0; i < entries.length; i += CHUNK) {
-    const rows = await ex
+    await ex
       .insertInto('collection_links')
       .values(
         entries.slice(i, i + CHUNK).map((entry) => ({
@@ -118,12 +185,8 @@ export async function insertCollectionEntries(
           >`(select links.slug_key from links where links.id = ${entry.link_id})`,
         })),
       )
-      .onConflict((oc) => oc.columns(['collection_id', 'link_id']).doNothing())
-      .returning('collection_id')
       .execute()
-    for (const row of rows) added.set(row.collection_id, (added.get(row.collection_id) ?? 0) + 1)
   }
-  return added
 }
 
 export async function touchCollections(

@@ -50,11 +50,14 @@ import {
 } from './candidate.js'
 import {
   findCollectionLinkIds,
+  findHeldEntries,
   findLastPositions,
   findOwnerCollectionsNamed,
   findVisibleCollectionsToExport,
   insertCollectionEntries,
   insertCollections,
+  lockCollections,
+  lockOwnedLinks,
   touchCollections,
   type OwnedCollection,
 } from './collections.repo.js'
@@ -409,11 +412,49 @@ function mayChange(collection: OwnedCollection, owner: LinkOwner, userId: string
   )
 }
 
+type Entry = { collection_id: string; link_id: string }
+
+/**
+ * Appends a part's entries to their collections, inside one transaction: the collections locked
+ * (as a PUT of their links locks them), then the links still the owner's, then the positions read
+ * after each collection's last one — so a PUT or another import before or after leaves positions
+ * 0..n-1, each once. A link a collection holds already keeps its place; a link no longer the
+ * owner's, or a collection deleted meanwhile, is left out. Returns how many each one got.
+ */
+async function appendEntries(
+  tx: Executor,
+  owner: LinkOwner,
+  part: readonly Entry[],
+): Promise<Map<string, number>> {
+  const collections = await lockCollections(
+    tx,
+    part.map((entry) => entry.collection_id),
+  )
+  const linkIds = part.map((entry) => entry.link_id)
+  const owned = await lockOwnedLinks(tx, owner, linkIds)
+  const held = await findHeldEntries(tx, [...collections], linkIds)
+  const next = new Map<string, number>()
+  for (const [id, last] of await findLastPositions(tx, [...collections])) next.set(id, last + 1)
+  const rows: Array<Entry & { position: number }> = []
+  for (const entry of part) {
+    const key = `${entry.collection_id} ${entry.link_id}`
+    if (!collections.has(entry.collection_id) || !owned.has(entry.link_id) || held.has(key))
+      continue
+    held.add(key)
+    const position = next.get(entry.collection_id) ?? 0
+    next.set(entry.collection_id, position + 1)
+    rows.push({ ...entry, position })
+  }
+  await inBatches(rows, LOOKUP_BATCH, (batch) => insertCollectionEntries(tx, batch))
+  const added = new Map<string, number>()
+  for (const row of rows) added.set(row.collection_id, (added.get(row.collection_id) ?? 0) + 1)
+  return added
+}
+
 /**
  * Puts the file's links into the owner's collections of the wanted names, creating the missing
  * ones: first, with the owner locked (so two imports at once make a name once), the collections
- * are found or made and the positions after each one's last link taken; then the entries are
- * written in parts of WRITE_PART, a link a collection holds already keeping its place. An
+ * are found or made; then the entries are appended in parts of WRITE_PART (appendEntries). An
  * organization's collection the importer may not change is left as it is (reported with 0 added).
  */
 async function fileIntoCollections(
@@ -454,21 +495,17 @@ async function fileIntoCollections(
       const row = found.get(collection.name)!
       return madeIds.has(row.id) || mayChange(row, owner, userId) ? [row.id] : []
     })
-    const last = await findLastPositions(tx, changeable)
-    return { found, made: madeIds, changeable: new Set(changeable), last }
+    return { owner, found, made: madeIds, changeable: new Set(changeable) }
   })
 
-  const entries: Array<{ collection_id: string; link_id: string; position: number }> = []
+  const entries: Entry[] = []
   for (const collection of wanted) {
     const id = plan.found.get(collection.name)!.id
     if (!plan.changeable.has(id)) continue
-    let position = (plan.last.get(id) ?? -1) + 1
-    const placed = new Set<string>()
     for (const at of collection.positions) {
       const linkId = linkIdAt[at]
-      if (linkId === null || linkId === undefined || placed.has(linkId)) continue
-      placed.add(linkId)
-      entries.push({ collection_id: id, link_id: linkId, position: position++ })
+      if (linkId !== null && linkId !== undefined)
+        entries.push({ collection_id: id, link_id: linkId })
     }
   }
   const added = new Map<string, number>()
@@ -477,10 +514,8 @@ async function fileIntoCollections(
     if (start > 0) await nextTurn()
     await deps.db.transaction().execute(async (tx) => {
       const part = entries.slice(start, start + WRITE_PART)
-      await inBatches(part, LOOKUP_BATCH, async (batch) => {
-        for (const [id, count] of await insertCollectionEntries(tx, batch))
-          added.set(id, (added.get(id) ?? 0) + count)
-      })
+      for (const [id, count] of await appendEntries(tx, plan.owner, part))
+        added.set(id, (added.get(id) ?? 0) + count)
       await touchCollections(tx, [...new Set(part.map((entry) => entry.collection_id))], now)
     })
   }

@@ -1,0 +1,132 @@
+/**
+ * A bulk delete or share of several links against `PUT /api/collections/{id}/links` of the same
+ * links in the other order (PostgreSQL, where the two run at once). Both lock the links in id
+ * order, so one waits for the other: neither is answered 500 (a deadlock PostgreSQL breaks by
+ * failing one), and the end state is that of the two run one after the other.
+ */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '../../../test/helpers/app.js'
+import { bearer, createSignedInUser, type SignedIn } from '../../../test/helpers/factories.js'
+import { createLink } from '../../../test/helpers/links.js'
+import { createOrganization } from '../../../test/helpers/organizations.js'
+
+const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
+let owner: SignedIn
+let organizationId: string
+
+beforeAll(async () => {
+  owner = await createSignedInUser(t)
+  organizationId = (await createOrganization(t, owner.token)).id
+})
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const settled = (promise: Promise<unknown>) => {
+  let done = false
+  void promise.finally(() => (done = true))
+  return () => done
+}
+
+const request = (method: 'PUT' | 'POST', url: string, payload: object) =>
+  t.app.inject({ method, url, headers: bearer(owner.token), payload })
+
+async function storedIds(id: string): Promise<string[]> {
+  const rows = await t.deps.db
+    .selectFrom('collection_links')
+    .select('link_id')
+    .where('collection_id', '=', id)
+    .orderBy('position')
+    .execute()
+  return rows.map((row) => row.link_id)
+}
+
+/** A collection of the owner's holding a third link, and two more links `a` < `b` by id. */
+async function setUp(): Promise<{ id: string; a: string; b: string; c: string }> {
+  const id: string = (await request('POST', '/api/collections', { name: 'Race' })).json().id
+  const made: string[] = []
+  for (let n = 0; n < 3; n++)
+    made.push((await createLink(t, owner.token, { url: `https://o${n}-${id}.example/` })).id)
+  const [a, b, c] = made.sort() as [string, string, string]
+  await request('PUT', `/api/collections/${id}/links`, { link_ids: [c] })
+  return { id, a, b, c }
+}
+
+/**
+ * Holds a FOR SHARE lock on `a` in a transaction of its own until released: a writer that locks
+ * `a` for update waits there, while a PUT's FOR SHARE lock on it is granted.
+ */
+function shareLockOn(linkId: string) {
+  let release!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  let locked!: () => void
+  const ready = new Promise<void>((resolve) => (locked = resolve))
+  const done = t.deps.db.transaction().execute(async (tx) => {
+    await tx.selectFrom('links').select('id').where('id', '=', linkId).forShare().execute()
+    locked()
+    await held
+  })
+  return { ready, release, done }
+}
+
+/**
+ * Starts the bulk action on [b, a] while `a` is share-locked, then the PUT of [a, b]; lets the
+ * lock go; answers both responses.
+ */
+async function race(id: string, a: string, b: string, bulk: object) {
+  const lock = shareLockOn(a)
+  await lock.ready
+  const bulkAnswer = request('POST', '/api/links/bulk', { ...bulk, link_ids: [b, a] })
+  const bulkDone = settled(bulkAnswer)
+  await pause(300)
+  const putAnswer = request('PUT', `/api/collections/${id}/links`, { link_ids: [a, b] })
+  await pause(300)
+  const bulkWaited = !bulkDone()
+  lock.release()
+  await lock.done
+  const [bulked, put] = await Promise.all([bulkAnswer, putAnswer])
+  expect(bulkWaited).toBe(true)
+  return { bulked, put }
+}
+
+describe('a bulk action on [b, a] against a PUT of [a, b]', () => {
+  it('bulk delete: no 500, and the state of one after the other', async () => {
+    const { id, a, b, c } = await setUp()
+    const { bulked, put } = await race(id, a, b, { action: 'delete' })
+    expect(bulked.statusCode).toBe(200)
+    // PUT first: it set [a, b], the delete took both out. Delete first: the PUT found neither.
+    if (put.statusCode === 200) expect(await storedIds(id)).toEqual([])
+    else {
+      expect(put.statusCode).toBe(404)
+      expect(await storedIds(id)).toEqual([c])
+    }
+    const left = await t.deps.db
+      .selectFrom('links')
+      .select('id')
+      .where('id', 'in', [a, b])
+      .execute()
+    expect(left).toEqual([])
+  })
+
+  it('bulk share: no 500, and the state of one after the other', async () => {
+    const { id, a, b, c } = await setUp()
+    const { bulked, put } = await race(id, a, b, {
+      action: 'share',
+      organization_id: organizationId,
+    })
+    expect(bulked.statusCode).toBe(200)
+    expect(bulked.json().count).toBe(2)
+    // PUT first: [a, b], which then left the personal collection with their move. Share first:
+    // the PUT named links no longer the owner's personal ones.
+    if (put.statusCode === 200) expect(await storedIds(id)).toEqual([])
+    else {
+      expect(put.statusCode).toBe(404)
+      expect(await storedIds(id)).toEqual([c])
+    }
+    const moved = await t.deps.db
+      .selectFrom('links')
+      .select('organization_id')
+      .where('id', 'in', [a, b])
+      .execute()
+    expect(moved.map((row) => row.organization_id)).toEqual([organizationId, organizationId])
+  })
+})
