@@ -3,7 +3,8 @@
  * (TEMPLATE_ENV: every test file's database is a copy of it) and has the run's databases dropped
  * when it ends, by a process of its own. First it drops the databases an earlier, interrupted run
  * left behind — only stale ones: another run on the same server (a second worktree, a parallel
- * CI job) may be using the fresh ones. Stale `sbt_` schemas in the shared database go by the same rule.
+ * CI job) may be using the fresh ones. Stale `sbt_` schemas in the shared database go by the same
+ * rule.
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
