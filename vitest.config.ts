@@ -45,6 +45,7 @@ const ENGINE_FREE = [
   'src/lib/password.test.ts',
   'src/modules/ai/client.test.ts',
   'src/modules/audit/export-lines.test.ts',
+  'src/modules/audit/fact-keys.test.ts',
   'src/modules/links/bookmarks/candidate.test.ts',
   'src/modules/mail/mailer.test.ts',
   'src/modules/organizations/roles.test.ts',

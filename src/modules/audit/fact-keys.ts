@@ -1,7 +1,7 @@
 /**
  * Every key an audit event's metadata may hold. `recordAudit` takes only these (AuditMetadata), so
  * a new fact is added here first; the console's audit page shows each by its label in English and
- * German, and a console test fails by name for a key either language has no label for.
+ * German, and fact-keys.test.ts fails by name for a key either language has no label for.
  */
 export const AUDIT_FACT_KEYS = [
   'active',
