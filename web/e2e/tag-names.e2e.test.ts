@@ -1,8 +1,8 @@
 /**
  * Tags past the first 200 on the Links page in real Chromium against the built server: a row names
  * a tag beyond the tag list's first page (its name asked by id, once per page of links, then kept),
- * and the bulk actions' tag box finds such a tag by name and applies it to two links. Axe on the
- * bulk dialog with its combobox.
+ * and so does the link's dialog; the bulk actions' tag box finds such a tag by name and applies it
+ * to two links. Axe on the bulk dialog with its combobox.
  */
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -90,6 +90,13 @@ describe('tags past the first 200', () => {
     await page.waitForURL(`${server.baseUrl}/links`)
     await expect.poll(() => chipsOf('Far tagged')).toEqual([tagName(TAGS)])
     expect(byIdRequests).toHaveLength(1)
+    // The link's dialog lists it among the chosen tags.
+    await page.getByRole('button', { name: 'Actions for Far tagged' }).click()
+    await page.getByRole('menuitem', { name: 'Edit' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByRole('row', { name: tagName(TAGS) }).waitFor()
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached' })
   })
 
   it('applies the 250th tag to two links through the bulk actions’ tag box', async () => {
