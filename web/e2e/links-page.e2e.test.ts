@@ -339,7 +339,8 @@ describe('bulk actions', () => {
 
     await bar.getByRole('button', { name: 'Add tag' }).click()
     let dialog = page.getByRole('dialog', { name: 'Add a tag to 3 links' })
-    await dialog.getByLabel('Tag', { exact: true }).selectOption({ label: 'Reports' })
+    await dialog.getByRole('combobox', { name: 'Tag', exact: true }).fill('Reports')
+    await page.getByRole('option', { name: 'Reports', exact: true }).click()
     await dialog.getByRole('button', { name: 'Add tag to 3 links' }).click()
     await dialog.waitFor({ state: 'detached' })
     await expect
@@ -348,7 +349,8 @@ describe('bulk actions', () => {
     // The selection stays for the next action.
     await bar.getByRole('button', { name: 'Remove tag' }).click()
     dialog = page.getByRole('dialog', { name: 'Remove a tag from 3 links' })
-    await dialog.getByLabel('Tag', { exact: true }).selectOption({ label: 'Reports' })
+    await dialog.getByRole('combobox', { name: 'Tag', exact: true }).fill('Reports')
+    await page.getByRole('option', { name: 'Reports', exact: true }).click()
     await dialog.getByRole('button', { name: 'Remove tag from 3 links' }).click()
     await dialog.waitFor({ state: 'detached' })
     await expect

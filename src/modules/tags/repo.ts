@@ -125,6 +125,25 @@ export async function listTags(
   return withLinkCounts(ex, userId, rows, filter.reachable)
 }
 
+/**
+ * Those of `tagIds` that are the user's own tags, by name ignoring case, then id: probes of the
+ * primary key, each kept only when the user owns it, so another user's id is simply absent.
+ */
+export async function findTagsByIds(
+  ex: Executor,
+  userId: string,
+  tagIds: readonly string[],
+  reachable?: ReadonlySet<string>,
+): Promise<TagRecord[]> {
+  const rows = await ownTags(ex, userId)
+    .where('tags.id', 'in', tagIds)
+    .orderBy('tags.name_key')
+    .orderBy('tags.id')
+    .execute()
+  const counted = await withLinkCounts(ex, userId, rows, reachable)
+  return counted.map(({ name_key: _key, ...tag }) => tag)
+}
+
 export type NewTag = Omit<Insertable<TagsTable>, 'updated_at'>
 
 export async function insertTag(ex: Executor, tag: NewTag): Promise<void> {

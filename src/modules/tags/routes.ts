@@ -21,7 +21,7 @@ export function tagRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         schema: {
           tags,
           operationId: 'listTags',
-          summary: 'Your tags, by name; with q, those whose name contains it',
+          summary: 'Your tags, by name; with q, those whose name contains it; with ids, only those',
           querystring: TagListQuery,
           response: { 200: TagPage },
         },

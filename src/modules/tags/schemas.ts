@@ -34,12 +34,23 @@ export type TagView = Static<typeof TagView>
 
 export const TagPage = PageOf(TagView)
 
+/** The most ids one `ids` list names: the console asks once per page of links, in these chunks. */
+export const MAX_TAG_IDS = 100
+
 /** The list's page, optionally only the names containing `q` (docs/API.md#tags). */
 export const TagListQuery = Type.Object(
   {
     ...PageQuery.properties,
     q: Type.Optional(
       Text({ minLength: 1, maxLength: 64, description: 'Part of the name, any case' }),
+    ),
+    ids: Type.Optional(
+      Type.String({
+        pattern: `^[A-Za-z0-9_-]{1,64}(,[A-Za-z0-9_-]{1,64}){0,${MAX_TAG_IDS - 1}}$`,
+        maxLength: MAX_TAG_IDS * 65,
+        'x-message': `must be 1 to ${MAX_TAG_IDS} tag ids separated by commas`,
+        description: 'Only these tags (ids separated by commas), all in one page',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -6,13 +6,14 @@
 import type { Deps } from '../../deps.js'
 import { isUniqueViolation } from '../../db/client.js'
 import { pageWindow } from '../../db/keyset.js'
-import { AppError } from '../../errors.js'
+import { AppError, invalidField } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import { toPage, type Page } from '../../lib/pagination.js'
 import type { Caller } from '../../identity/caller.js'
 import {
   deleteTag as deleteTagRow,
   findTag,
+  findTagsByIds,
   insertTag,
   listTags as listTagRows,
   updateTag as updateTagRow,
@@ -41,12 +42,16 @@ function normalizeColor(color: string | null | undefined): string | null | undef
   return color?.toLowerCase() ?? color
 }
 
-/** A page of the caller's tags by name; with `q`, only the names containing it, any case. */
+/**
+ * A page of the caller's tags by name; with `q`, only the names containing it, any case; with
+ * `ids`, those of the ids that are the caller's tags, all in one page (docs/API.md#tags).
+ */
 export async function listTags(
   deps: Deps,
   caller: Caller,
   query: TagListQuery,
 ): Promise<Page<TagRecord>> {
+  if (query.ids !== undefined) return listTagsByIds(deps, caller, query)
   const window = pageWindow(query)
   const rows = await listTagRows(deps.db, caller.user.id, window, {
     ...(query.q !== undefined && { containing: nameKey(query.q) }),
@@ -58,6 +63,24 @@ export async function listTags(
     ({ name_key: _key, ...tag }) => tag,
     (row) => [row.name_key, row.id],
   )
+}
+
+/** `ids` names the whole answer: a search or a later page of it has no meaning. */
+async function listTagsByIds(
+  deps: Deps,
+  caller: Caller,
+  query: TagListQuery,
+): Promise<Page<TagRecord>> {
+  if (query.q !== undefined || query.cursor !== undefined)
+    throw invalidField('ids', 'cannot be combined with q or cursor')
+  const ids = [...new Set(query.ids!.split(','))]
+  const items = await findTagsByIds(
+    deps.db,
+    caller.user.id,
+    ids,
+    caller.grant?.organizations ?? undefined,
+  )
+  return { items, next_cursor: null }
 }
 
 export async function getTag(deps: Deps, caller: Caller, tagId: string): Promise<TagRecord> {

@@ -1407,7 +1407,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your tags, by name; with q, those whose name contains it */
+        /** Your tags, by name; with q, those whose name contains it; with ids, only those */
         get: operations["listTags"];
         put?: never;
         /** Create a tag */
@@ -8699,6 +8699,8 @@ export interface operations {
                 cursor?: string;
                 /** @description Part of the name, any case */
                 q?: string;
+                /** @description Only these tags (ids separated by commas), all in one page */
+                ids?: string;
             };
             header?: never;
             path?: never;

@@ -1,11 +1,11 @@
 /**
  * What the Links page does with several selected links, through POST /api/links/bulk:
- * add or remove one of the person's tags, share with an organization (or make personal), delete —
- * the confirmation names the count —, and suggest tags for up to 100 of them (BulkSuggestTags,
- * which explains the limit beyond). Share and delete are offered only when every selected link
- * may be changed (`can_change`) — otherwise the bar says why they are missing; deleted links
- * stay restorable for RESTORE_DAYS (the service's window); a refusal closes the dialog and is said
- * on the page (`onFailed`).
+ * add or remove any one of the person's tags (found by name as one types), share with an
+ * organization (or make personal), delete — the confirmation names the count —, and suggest
+ * tags for up to 100 of them (BulkSuggestTags, which explains the limit beyond). Share and delete
+ * are offered only when every selected link may be changed (`can_change`) — otherwise the bar
+ * says why they are missing; deleted links stay restorable for RESTORE_DAYS (the service's
+ * window); a refusal closes the dialog and is said on the page (`onFailed`).
  */
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
@@ -17,6 +17,7 @@ import { SelectField, SubmitButton } from '../ui/form'
 import { BulkSuggestTags, MAX_SUGGESTED_LINKS } from './BulkSuggestTags'
 import { ownerOptions } from './owner-options'
 import type { Link, Organization, Tag } from './queries'
+import { TagComboBox, type TagOption } from './TagComboBox'
 
 type Action = 'add_tag' | 'remove_tag' | 'share' | 'delete'
 
@@ -40,6 +41,7 @@ export function BulkActions({
   const queryClient = useQueryClient()
   const [open, setOpen] = useState<Action | null>(null)
   const [choice, setChoice] = useState('')
+  const [tag, setTag] = useState<TagOption | undefined>(undefined)
   const [suggesting, setSuggesting] = useState(false)
   const count = selected.length
   const unchangeable = selected.filter((link) => !link.can_change).length
@@ -52,7 +54,7 @@ export function BulkActions({
           body: {
             action,
             link_ids: selected.map((link) => link.id),
-            ...((action === 'add_tag' || action === 'remove_tag') && { tag_id: choice }),
+            ...((action === 'add_tag' || action === 'remove_tag') && { tag_id: tag?.id ?? '' }),
             ...(action === 'share' && { organization_id: choice === '' ? null : choice }),
           },
         }),
@@ -73,7 +75,8 @@ export function BulkActions({
 
   const start = (action: Action) => {
     run.reset()
-    setChoice(action === 'share' ? '' : (tags[0]?.id ?? ''))
+    setChoice('')
+    setTag(tags[0])
     setOpen(action)
   }
 
@@ -195,12 +198,13 @@ export function BulkActions({
                     options={ownerOptions(t('links.onlyMe'), organizations)}
                   />
                 ) : (
-                  <SelectField
-                    name="tag_id"
+                  <TagComboBox
+                    className="field"
                     label={t('links.filterTag')}
-                    value={choice}
-                    onChange={(event) => setChoice(event.target.value)}
-                    options={tags.map((tag) => ({ value: tag.id, label: tag.name }))}
+                    tags={tags}
+                    chosen={tag}
+                    emptyText={t('links.tagFilterNone')}
+                    onChoose={setTag}
                   />
                 )}
                 <div className="dialog-actions">

@@ -13,7 +13,6 @@ export function LinksTable({
 }) {
   const { t } = useI18n()
   const { items, selection } = view
-  const tagNames = new Map(view.tags.map((tag) => [tag.id, tag.name]))
   const orgNames = new Map(view.organizations.map((org) => [org.id, org.name]))
   const someSelected = items.some((link) => selection.selected.has(link.id))
   // A link the person sees through a team (not theirs, not their organization's) names the teams.
@@ -66,7 +65,7 @@ export function LinksTable({
             link={link}
             selected={selection.selected.has(link.id)}
             onSelect={(on) => selection.toggle(link.id, on)}
-            tagName={(id) => tagNames.get(id)}
+            tagName={view.tagName}
             ownerName={ownerName(link)}
             onAction={(action) => onAction(link, action)}
           />

@@ -24,6 +24,7 @@ import { useI18n } from '../i18n/i18n'
 import { describeError } from '../ui/describe-error'
 import { tagSearchQuery, type Tag as TagItem } from './queries'
 import { useDebounced } from './use-debounced'
+import { useTagNames } from './use-tag-names'
 
 const SHOWN = 50
 const CREATE = '\u0000create'
@@ -88,9 +89,11 @@ export function TagPicker({
     }
   }
   const shownError = problem ?? error
+  // A chosen tag neither listed nor searched here (a link's tag past the first page) by its id.
+  const nameOf = useTagNames([{ tag_ids: value }], [...byId.values()])
   const selected = value
-    .map((id) => byId.get(id))
-    .filter((tag): tag is TagItem => tag !== undefined)
+    .map((id) => ({ id, name: byId.get(id)?.name ?? nameOf(id) }))
+    .filter((tag): tag is { id: string; name: string } => tag.name !== undefined)
 
   return (
     <div className="field tag-picker">

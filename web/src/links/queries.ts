@@ -2,7 +2,7 @@
  * The Links area's data: links, tags, organizations and go-link preferences over the generated
  * client.
  */
-import { queryOptions } from '@tanstack/react-query'
+import { queryOptions, type QueryClient } from '@tanstack/react-query'
 import { client, unwrap } from '../api/client'
 import type { paths } from '../api/schema'
 
@@ -92,6 +92,34 @@ export const tagsQuery = queryOptions({
   queryKey: ['tags'],
   queryFn: () => unwrap(client.GET('/api/tags', { params: { query: { limit: PICKER_LIMIT } } })),
 })
+
+/** The most ids one `GET /api/tags?ids=` names (the API's limit). */
+const TAG_IDS_PER_REQUEST = 100
+
+/** The cache entry of one tag's name (null: not the person's tag), filled by tagNamesQuery. */
+export const tagNameKey = (id: string) => ['tags', 'name', id] as const
+
+/**
+ * The names of these tag ids, asked by id (one request up to TAG_IDS_PER_REQUEST): the tags on a
+ * page of links beyond the first PICKER_LIMIT. Each answer is kept under its tagNameKey, so a page
+ * seen before names its tags at once; an id that is not the person's tag is kept as null.
+ */
+export function tagNamesQuery(queryClient: QueryClient, ids: readonly string[]) {
+  return queryOptions({
+    queryKey: ['tags', 'names', ids],
+    queryFn: async () => {
+      const found: Tag[] = []
+      for (let start = 0; start < ids.length; start += TAG_IDS_PER_REQUEST) {
+        const chunk = ids.slice(start, start + TAG_IDS_PER_REQUEST).join(',')
+        const page = await unwrap(client.GET('/api/tags', { params: { query: { ids: chunk } } }))
+        found.push(...page.items)
+      }
+      const names = new Map(found.map((tag) => [tag.id, tag.name]))
+      for (const id of ids) queryClient.setQueryData(tagNameKey(id), names.get(id) ?? null)
+      return found
+    },
+  })
+}
 
 /** How many tags a search as one types shows: typing on narrows them. */
 const TAG_SEARCH_LIMIT = 50

@@ -2,8 +2,9 @@
  * The Links page's view: its search, filters, order and cursor live in the query string
  * (shareable; Back returns to the same view), the typed search settles into the address after a
  * pause, the tag filter names the tag (the API takes its id), and a selection holds only links in
- * view. The palette's "Create link" arrives as `?new=1` (with `slug` from the /go miss page), the
- * /go/<slug>+ page's "Edit" as `?edit=<link id>`.
+ * view; the rows name every tag they carry (use-tag-names). The palette's "Create link" arrives
+ * as `?new=1` (with `slug` from the /go miss page), the /go/<slug>+ page's "Edit" as
+ * `?edit=<link id>`.
  */
 import { useQuery } from '@tanstack/react-query'
 import { getRouteApi, useNavigate } from '@tanstack/react-router'
@@ -18,6 +19,7 @@ import {
   type Tag,
 } from './queries'
 import { useDebounced } from './use-debounced'
+import { useTagNames } from './use-tag-names'
 
 const route = getRouteApi('/shell/links')
 
@@ -67,6 +69,7 @@ export function useLinksView({
     () => [...(pinnedItems ?? []), ...(links.data?.items ?? [])],
     [pinnedItems, links.data],
   )
+  const tagName = useTagNames(items, tags.data?.items)
   const total = useQuery({
     ...linksCountQuery(apiSearch),
     enabled: links.isSuccess && items.length > 0,
@@ -123,6 +126,7 @@ export function useLinksView({
     q,
     setQ,
     tags: tagItems,
+    tagName,
     organizations: organizations.data?.items ?? [],
     filterTag,
     unknownTag,
