@@ -185,7 +185,13 @@ async function setNewPassword(
     await page.keyboard.press('Space')
     await field.focus()
   }
+  const answered = page.waitForResponse((r) =>
+    r.url().endsWith('/api/auth/password-reset/complete'),
+  )
   await page.keyboard.press('Enter')
+  // The service's answer first, so that a failure says whether it was sent and what came back.
+  const answer = await answered
+  expect(answer.ok(), `reset: ${answer.status()} ${await answer.text()}`).toBe(true)
   await expectHeading(page, t('reset.doneTitle'))
   await checkAccessibility(page, `reset done (${lang})`)
 }

@@ -7,7 +7,7 @@
  * revokes the credential, after which the provider is refused. Checked by axe in both themes, in
  * English and German, and at a phone's width (390 px) without sideways scrolling.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkAccessibility, expectHeading } from './checks.ts'
 import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
@@ -46,11 +46,24 @@ async function api(
  * Answers the re-authentication dialog with the administrator's password: a SCIM credential
  * provisions accounts, so creating one asks for the administrator's own proof.
  */
-async function reauthenticate(page: Page): Promise<void> {
+async function reauthenticate(page: Page): Promise<number> {
   const dialog = page.getByRole('dialog', { name: 'Confirm it is you' })
   await dialog.getByLabel('Current password').fill(ADMIN.password)
+  // The proof goes with the change it confirms, once: the page sends nothing else meanwhile.
+  const writes: string[] = []
+  const record = (request: Request) => {
+    if (request.method() !== 'GET') writes.push(request.postData() ?? '')
+  }
+  page.on('request', record)
+  const answered = page.waitForResponse(
+    (r) => r.request().method() !== 'GET' && (r.request().postData() ?? '').includes('password'),
+  )
   await dialog.getByRole('button', { name: 'Confirm and continue' }).click()
+  const answer = await answered
   await expect.poll(() => dialog.count(), { timeout: 15_000 }).toBe(0)
+  page.off('request', record)
+  expect(writes, 'the requests the confirmation sent').toHaveLength(1)
+  return answer.status()
 }
 
 /** True when nothing on the page is wider than the window (no sideways scrolling). */
@@ -109,7 +122,7 @@ describe('Administration → Provisioning (SCIM)', () => {
     await page.getByRole('dialog', { name: 'Confirm it is you' }).waitFor()
     expect(await page.getByTestId('new-scim-token').count()).toBe(0)
     await checkAccessibility(page, 'provisioning, re-authentication dialog')
-    await reauthenticate(page)
+    expect(await reauthenticate(page)).toBe(201)
     const shown = page.getByTestId('new-scim-token')
     await shown.waitFor()
     token = (await shown.textContent())!.trim()
@@ -130,7 +143,7 @@ describe('Administration → Provisioning (SCIM)', () => {
     // One live credential per name: a second is refused at the name field, and no token is shown.
     await page.getByLabel('Name').fill('Okta production')
     await page.getByRole('button', { name: 'Create credential' }).click()
-    await reauthenticate(page)
+    expect(await reauthenticate(page)).toBe(409)
     await page
       .getByText(
         'A credential with this name exists. Choose another name, or revoke that one first.',

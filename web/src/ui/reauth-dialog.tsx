@@ -235,6 +235,9 @@ function ReauthDialog({
             noValidate
             onSubmit={(event) => {
               event.preventDefault()
+              // React passes events up through the portal to the page's own form, whose submit
+              // would send the change again without the proof (and open this dialog again).
+              event.stopPropagation()
               void submit(event.currentTarget)
             }}
           >
