@@ -77,8 +77,17 @@ const STEPS = [
   },
   {
     name: 'vitest',
-    // `npm test -- <files or options>` hands them to this run, as `vitest run` took them.
-    command: [bin('vitest'), 'run', '--project', '!container', ...process.argv.slice(2)],
+    // `npm test -- <files or options>` hands them to this run, as `vitest run` took them. Beside
+    // the default reporter, a table of the slowest files ends the output.
+    command: [
+      bin('vitest'),
+      'run',
+      '--project',
+      '!container',
+      '--reporter=default',
+      '--reporter=./test/helpers/slowest-files.ts',
+      ...process.argv.slice(2),
+    ],
     after: ['build stamp'],
     live: true,
     first: true,

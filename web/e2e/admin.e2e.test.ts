@@ -8,7 +8,7 @@
  * languages, and no response the browser receives carries a write-only secret.
  */
 import fs from 'node:fs'
-import type { Browser, BrowserContext, Page, Response } from 'playwright-core'
+import type { BrowserContext, Page, Response } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../../test/helpers/openai-stand-in.ts'
 import {
@@ -25,7 +25,7 @@ import {
   SMTP_USERNAME,
 } from '../../test/helpers/secret-scan.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { openBrowser, type FileBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 import { checkAccessibility as checkAxe, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -35,7 +35,7 @@ const PROVIDER_KEY = 'corp'
 const SECRETS = [SMTP_PASSWORD, AI_API_KEY, OIDC_CLIENT_SECRET]
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let oidc: OidcProviderStandIn
 let smtp: SmtpStandIn
 let openai: OpenAiStandIn
@@ -101,7 +101,7 @@ async function reauthenticate(page: Page, password = ADMIN.password): Promise<vo
 
 beforeAll(async () => {
   server = await startConsoleServer()
-  browser = await launchBrowser()
+  browser = await openBrowser()
   oidc = await startOidcProvider({
     redirectUris: [`${server.baseUrl}/api/auth/oidc/${PROVIDER_KEY}/callback`],
   })

@@ -8,11 +8,11 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
-import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { openBrowser, type FileBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 
 const ADMIN = {
   name: 'Grace Hopper',
@@ -21,7 +21,7 @@ const ADMIN = {
 }
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let smtp: SmtpStandIn
 let dbFile: string
 let token: string
@@ -41,7 +41,7 @@ async function api(url: string, init: { method?: string; body?: unknown } = {}) 
 beforeAll(async () => {
   dbFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-audit-e2e-')), 'audit.db')
   server = await startConsoleServer({ DATABASE_URL: `sqlite:${dbFile}` })
-  browser = await launchBrowser()
+  browser = await openBrowser()
   smtp = await startSmtpStandIn()
   const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
     method: 'POST',

@@ -6,14 +6,15 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../../test/helpers/openai-stand-in.ts'
 import { AI_API_KEY } from '../../test/helpers/secret-scan.ts'
 import * as checks from './checks.ts'
 import {
   arrangingApi,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   setUpAdministrator,
   signIn,
   startConsoleServer,
@@ -27,7 +28,7 @@ let server: ConsoleServer
 let provider: OpenAiStandIn
 let pages: Server
 let pagesUrl = ''
-let browser: Browser
+let browser: FileBrowser
 let context: BrowserContext
 let page: Page
 let api: ArrangingApi
@@ -57,7 +58,7 @@ beforeAll(async () => {
     }
   }
   server = await startConsoleServer()
-  browser = await launchBrowser()
+  browser = await openBrowser()
   api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
   await api('/api/admin/settings/ai', {
     method: 'PUT',

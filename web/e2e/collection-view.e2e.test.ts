@@ -5,11 +5,12 @@
  * panel's heading clear of the sticky top bar when scrolled to or reached by the keyboard, and
  * the pin toggle in its own place on every row — also on a read-only row that has no "⋯" menu.
  */
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import type { BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   arrangingApi,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   setUpAdministrator,
   signIn,
   startConsoleServer,
@@ -28,7 +29,7 @@ const WIDTHS = [
 ] as const
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let api: ArrangingApi
 let collectionId = ''
 const linkIds = new Map<string, string>()
@@ -50,7 +51,7 @@ async function signedInPage(
 
 beforeAll(async () => {
   server = await startConsoleServer()
-  browser = await launchBrowser()
+  browser = await openBrowser()
   api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
   await api('/api/admin/checklist', { method: 'PUT', body: { dismissed: true } })
   const mia = await api('/api/admin/users', { method: 'POST', body: MIA })

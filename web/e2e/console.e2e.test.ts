@@ -5,7 +5,7 @@
  * Every page visited is checked by axe-core in the light and the dark theme.
  */
 import fs from 'node:fs'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   OIDC_CLIENT_ID,
@@ -18,7 +18,8 @@ import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/s
 import {
   ALL_TOKEN_PERMISSIONS,
   apiRequest,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   recordActivity,
   startConsoleServer,
   type ApiInit,
@@ -31,7 +32,7 @@ const PROVIDER_KEY = 'stand-in'
 const LIN = { name: 'Lin Wei', email: 'lin@example.com', password: 'lattice-basis-2024' }
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let oidc: OidcProviderStandIn
 let smtp: SmtpStandIn
 /** An API token of the administrator, for arranging things through the API (survives 2FA). */
@@ -125,7 +126,7 @@ async function sessionRequest(
 
 beforeAll(async () => {
   server = await startConsoleServer()
-  browser = await launchBrowser()
+  browser = await openBrowser()
   oidc = await startOidcProvider({
     redirectUris: [`${server.baseUrl}/api/auth/oidc/${PROVIDER_KEY}/callback`],
   })

@@ -7,13 +7,14 @@
  * the console's not-found page; a signed-out first load asks /api/users/me once; a member is
  * offered no administration; the Organizations page says what a team is, as the Teams page does.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkAccessibility, expectHeading } from './checks.ts'
 import { startOidcProvider, type OidcProviderStandIn } from '../../test/helpers/oidc-provider.ts'
 import {
   ALL_TOKEN_PERMISSIONS,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   startConsoleServer,
   type ConsoleServer,
 } from './harness.ts'
@@ -34,7 +35,7 @@ const LONG = `deploy-${'x'.repeat(93)}` // 100 characters, no place to break
 const LONG_URL = `https://example.com/${'path-segment/'.repeat(12)}end`
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let adminJwt: string
 let tokenId: string
 let linkTitle: string
@@ -62,7 +63,7 @@ async function api(
 
 beforeAll(async () => {
   server = await startConsoleServer()
-  browser = await launchBrowser()
+  browser = await openBrowser()
   const setup = await api('/api/auth/setup', { method: 'POST', body: ADMIN })
   expect(setup.status).toBe(201)
   adminJwt = setup.json.token as string

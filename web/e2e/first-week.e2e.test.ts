@@ -6,13 +6,14 @@
  * role) it replaced. Then the administrator's first-run checklist follows each step as it is done
  * (outgoing mail through a relay on 127.0.0.1, a second factor), and can be hidden.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSmtpStandIn, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import {
   apiRequest,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   setUpAdministrator,
   signIn,
   SIGN_IN_LABELS,
@@ -35,7 +36,7 @@ const COLLEAGUE = {
 const LATECOMER = 'later@example.com'
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let smtp: SmtpStandIn
 let ownerSession: string
 let ownerToken: string
@@ -61,7 +62,7 @@ beforeAll(async () => {
   smtp = await startSmtpStandIn()
   // The operator's default: private networks refused. A relay on loopback still works (section 3).
   server = await startConsoleServer({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'false' })
-  browser = await launchBrowser()
+  browser = await openBrowser()
   const owner = await setUpAdministrator(server, OWNER)
   ownerSession = owner.session
   ownerToken = owner.token

@@ -15,13 +15,14 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import type { Browser, BrowserContext, CDPSession, Locator, Page } from 'playwright-core'
+import type { BrowserContext, CDPSession, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { startSmtpStandIn, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
 import {
   ALL_TOKEN_PERMISSIONS,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   recordActivity,
   startConsoleServer,
   type ConsoleServer,
@@ -93,7 +94,7 @@ const RAW_CODE =
   /\b(VALIDATION_FAILED|ALREADY_EXISTS|INVALID_[A-Z_]+|[A-Z]+_[A-Z_]{3,})\b|\bvalidation\.[a-z_]+\b|\breason\.[A-Z_]+\b/
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let smtp: SmtpStandIn
 let context: BrowserContext
 let page: Page
@@ -926,7 +927,7 @@ beforeAll(async () => {
   smtp = await startSmtpStandIn()
   // Named localhost: WebAuthn (the passkey cases) refuses an IP address as relying-party id.
   server = await startConsoleServer({}, { host: 'localhost' })
-  browser = await launchBrowser()
+  browser = await openBrowser()
   const setup = await api('/api/auth/setup', { method: 'POST', body: OWNER })
   expect(setup.status).toBe(201)
   session = ((await setup.json()) as { token: string }).token

@@ -5,12 +5,13 @@
  * organization; a link offered by a colleague, accepted on the Links page; the miss page in German
  * and dark (no script on any /go page). axe on every new view, both themes.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   apiRequest,
   arrangingApi,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   setUpAdministrator,
   signIn,
   startConsoleServer,
@@ -27,7 +28,7 @@ const CHARLES = {
 }
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let context: BrowserContext
 let page: Page
 /** Arranges things through the API as Ada, with a token of every permission. */
@@ -42,7 +43,7 @@ async function checkAccessibility(name: string, on: Page = page): Promise<void> 
 beforeAll(async () => {
   // The short host `go` resolves to this machine, as a DNS search domain makes it in an office.
   server = await startConsoleServer({ GO_HOSTS: 'go' })
-  browser = await launchBrowser(['--host-resolver-rules=MAP go 127.0.0.1'])
+  browser = await openBrowser(['--host-resolver-rules=MAP go 127.0.0.1'])
   api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
   context = await browser.newContext({
     baseURL: server.baseUrl,

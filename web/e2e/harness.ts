@@ -8,7 +8,13 @@ import fs from 'node:fs'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  type Page,
+} from 'playwright-core'
 import { spawn } from 'node:child_process'
 import { assertBuilt, SERVER_ENTRY } from '../../test/helpers/built-server.ts'
 import { AREAS } from '../src/account/token-catalogue.ts'
@@ -169,6 +175,50 @@ export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> 
       '--disable-sync',
     ],
   })
+}
+
+/**
+ * A test file's view of the worker's Chromium: its contexts are its own (fresh cookies, storage
+ * and cache), and `close()` closes them, not the browser.
+ */
+export interface FileBrowser {
+  newContext(options?: BrowserContextOptions): Promise<BrowserContext>
+  close(): Promise<void>
+}
+
+/**
+ * The browsers of this process, by their extra switches. The console's test files run one after
+ * another in a worker that keeps its modules (`isolate: false` in vitest.config.ts), so the
+ * browser launched for the first file serves the next ones, each in contexts of its own (a launch
+ * took 0.9–1.6 s and its close 0.2–0.3 s on a loaded 2-core machine, a context 0.3–0.8 s). A browser that crashed or was closed is launched again for the next file; Playwright
+ * closes the ones left when the worker ends.
+ */
+const browsers = new Map<string, Promise<Browser>>()
+
+/** The Chromium a test file uses, shared with the files before and after it in this worker. */
+export async function openBrowser(extraArgs: string[] = []): Promise<FileBrowser> {
+  const key = extraArgs.join(' ')
+  let browser = await browsers.get(key)?.catch(() => undefined)
+  if (browser === undefined || !browser.isConnected()) {
+    const launched = launchBrowser(extraArgs)
+    browsers.set(key, launched)
+    browser = await launched.catch((error: unknown) => {
+      browsers.delete(key)
+      throw error
+    })
+  }
+  const contexts = new Set<BrowserContext>()
+  return {
+    async newContext(options) {
+      const context = await browser.newContext(options)
+      contexts.add(context)
+      context.once('close', () => contexts.delete(context))
+      return context
+    },
+    async close() {
+      await Promise.all([...contexts].map((context) => context.close()))
+    },
+  }
 }
 
 export interface AxeViolation {

@@ -11,11 +11,12 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   ALL_TOKEN_PERMISSIONS,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   startConsoleServer,
   type ConsoleServer,
 } from './harness.ts'
@@ -27,7 +28,7 @@ const MIA = { name: 'Mia Member', email: 'mia@example.com', password: 'member-pa
 let server: ConsoleServer
 let pages: Server
 let pagesUrl = ''
-let browser: Browser
+let browser: FileBrowser
 let context: BrowserContext
 let page: Page
 let adaJwt = ''
@@ -94,7 +95,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve))
   pagesUrl = `127.0.0.1:${(pages.address() as AddressInfo).port}`
   server = await startConsoleServer({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' })
-  browser = await launchBrowser()
+  browser = await openBrowser()
   const setup = await fetch(`${server.baseUrl}/api/auth/setup`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -8,11 +8,12 @@
 import fs from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   arrangingApi,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   setUpAdministrator,
   signIn,
   startConsoleServer,
@@ -25,7 +26,7 @@ import { firefoxExport } from '../../test/helpers/bookmark-files.ts'
 const ADA = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let context: BrowserContext
 let page: Page
 /** Arranges things through the API as Ada, with a token of every permission. */
@@ -55,7 +56,7 @@ async function checkAccessibility(name: string): Promise<void> {
 
 beforeAll(async () => {
   server = await startConsoleServer()
-  browser = await launchBrowser()
+  browser = await openBrowser()
   api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
   context = await browser.newContext({
     baseURL: server.baseUrl,

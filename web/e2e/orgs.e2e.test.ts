@@ -7,7 +7,7 @@
  * result). Every page is checked by axe-core in both themes, in English and in German.
  */
 import Stripe from 'stripe'
-import type { Browser, BrowserContext, Page, Response as PageResponse } from 'playwright-core'
+import type { BrowserContext, Page, Response as PageResponse } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SMTP_PASSWORD, SMTP_USERNAME } from '../../test/helpers/secret-scan.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
@@ -20,8 +20,9 @@ import {
 } from '../../test/helpers/stripe-stand-in.ts'
 import {
   apiRequest,
-  launchBrowser,
+  openBrowser,
   recordActivity,
+  type FileBrowser,
   setUpAdministrator,
   SIGN_IN_LABELS,
   signIn,
@@ -36,7 +37,7 @@ const COLLEAGUE = { name: 'Lin Wei', email: 'lin@example.com', password: 'lattic
 const ORG = 'Research Lab'
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let smtp: SmtpStandIn
 let stripe: StripeStandIn
 let ownerToken: string
@@ -86,7 +87,7 @@ beforeAll(async () => {
     credentials: { username: SMTP_USERNAME, password: SMTP_PASSWORD },
   })
   server = await startConsoleServer(billingEnv(stripe))
-  browser = await launchBrowser()
+  browser = await openBrowser()
 
   const administrator = await setUpAdministrator(server, OWNER)
   ownerToken = administrator.token

@@ -9,11 +9,12 @@
  * http://localhost:<port>. Every page is checked by axe in both themes, and the changed pages in
  * German too; the proof step's texts come from the catalogues.
  */
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
+import type { BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   ALL_TOKEN_PERMISSIONS,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   startConsoleServer,
   type ConsoleServer,
 } from './harness.ts'
@@ -25,7 +26,7 @@ import en from '../src/i18n/en/passkeys.json' with { type: 'json' }
 const ADMIN = { name: 'Grace Hopper', email: 'grace@example.com', password: 'compiler-cobol-1959' }
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let context: BrowserContext
 let page: Page
 let cdp: CDPSession
@@ -78,7 +79,7 @@ async function loginMethods(): Promise<unknown[]> {
 
 beforeAll(async () => {
   server = await startConsoleServer({}, { host: 'localhost' })
-  browser = await launchBrowser()
+  browser = await openBrowser()
   // The first administrator, then an API token for arranging and checking through the API.
   expect((await api('/api/auth/setup', { method: 'POST', body: { ...ADMIN } })).status).toBe(201)
   const jwt = (

@@ -4,12 +4,13 @@
  * the same session. The Activity page shows the sign-ins (and a failed one). The administrator's
  * control sets the policy. axe in both themes and both languages.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import {
   apiRequest,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   startConsoleServer,
   type ApiInit,
   type ConsoleServer,
@@ -25,7 +26,7 @@ const PERSON = { name: 'Alan Kay', email: 'alan@example.com', password: 'smallta
 const KLAUS = { name: 'Klaus Wirth', email: 'klaus@example.com', password: 'pascal-modula-oberon' }
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let adminJwt = ''
 let adminBackupCodes: string[] = []
 
@@ -72,7 +73,7 @@ async function createPerson(person: {
 
 beforeAll(async () => {
   server = await startConsoleServer()
-  browser = await launchBrowser()
+  browser = await openBrowser()
   const setup = await json<{ token: string }>(
     api('/api/auth/setup', { method: 'POST', body: ADMIN }),
     201,

@@ -12,20 +12,20 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
 import { loadSignedInCatalogues, translate, type Language } from '../src/i18n/i18n.tsx'
 import { checkAccessibility, expectHeading } from './checks.ts'
-import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { openBrowser, type FileBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 
 const CLI_ENTRY = path.resolve(import.meta.dirname, '../../dist/cli.js')
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
 const NEW_PASSWORD = { en: 'a fresh passphrase 2027', de: 'ein frisches Kennwort 2027' } as const
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let smtp: SmtpStandIn
 let adminToken: string
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-recovery-'))
@@ -237,7 +237,7 @@ beforeAll(async () => {
   // The catalogues load on demand; the expected sentences need every one of them.
   await loadSignedInCatalogues()
   server = await startConsoleServer(serverEnv)
-  browser = await launchBrowser()
+  browser = await openBrowser()
   smtp = await startSmtpStandIn()
   adminToken = (await api('/api/auth/setup', { method: 'POST', body: ADMIN })).json.token as string
 }, 120_000)

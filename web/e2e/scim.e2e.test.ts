@@ -7,10 +7,10 @@
  * revokes the credential, after which the provider is refused. Checked by axe in both themes, in
  * English and German, and at a phone's width (390 px) without sideways scrolling.
  */
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core'
+import type { BrowserContext, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkAccessibility, expectHeading } from './checks.ts'
-import { launchBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import { openBrowser, type FileBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
 
 const ADMIN = {
   name: 'Katherine Johnson',
@@ -20,7 +20,7 @@ const ADMIN = {
 const SCIM = 'application/scim+json'
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let adminToken: string
 
 async function api(
@@ -72,7 +72,7 @@ const fitsWidth = (page: Page) =>
 
 beforeAll(async () => {
   server = await startConsoleServer({ RATE_LIMIT_GENERAL: '0' })
-  browser = await launchBrowser()
+  browser = await openBrowser()
   const setup = await api('/api/auth/setup', { method: 'POST', body: ADMIN })
   adminToken = setup.json.token as string
 }, 120_000)

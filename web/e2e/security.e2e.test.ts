@@ -8,12 +8,12 @@
  * 390 px; axe in both themes.
  */
 import net from 'node:net'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestContext } from '../../test/helpers/app.ts'
 import { createSignedInUser, createUser, enableMfa } from '../../test/helpers/factories.ts'
 import { totpCode } from '../../test/helpers/rfc6238.ts'
-import { launchBrowser } from './harness.ts'
+import { openBrowser, type FileBrowser } from './harness.ts'
 import { checkAccessibility, expectHeading } from './checks.ts'
 import en from '../src/i18n/en/account-security.json' with { type: 'json' }
 import de from '../src/i18n/de/account-security.json' with { type: 'json' }
@@ -31,7 +31,7 @@ const THIRD = 'a third long passphrase'
 
 let t: TestContext
 let baseUrl = ''
-let browser: Browser
+let browser: FileBrowser
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -49,7 +49,7 @@ beforeAll(async () => {
   baseUrl = `http://127.0.0.1:${port}`
   t = await startTestApp({ env: { PUBLIC_URL: baseUrl, LOG_LEVEL: 'warn' } })
   await t.app.listen({ port, host: '127.0.0.1' })
-  browser = await launchBrowser()
+  browser = await openBrowser()
 })
 afterAll(async () => {
   await browser?.close()

@@ -6,11 +6,12 @@
  * read-only, "Shared by" the team, in German, at 390 px without sideways scrolling. Axe on each
  * view, in both themes.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   arrangingApi,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   setUpAdministrator,
   SIGN_IN_LABELS,
   signIn,
@@ -25,7 +26,7 @@ const MIA = { name: 'Mia Member', email: 'mia@example.com', password: 'member-pa
 const TITLES = ['Alpha runbook', 'Beta dashboard', 'Gamma wiki'] as const
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let context: BrowserContext
 let page: Page
 let api: ArrangingApi
@@ -46,7 +47,7 @@ async function scrollsSideways(target: Page): Promise<boolean> {
 
 beforeAll(async () => {
   server = await startConsoleServer()
-  browser = await launchBrowser()
+  browser = await openBrowser()
   api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
   await api('/api/admin/checklist', { method: 'PUT', body: { dismissed: true } })
   const mia = await api('/api/admin/users', { method: 'POST', body: MIA })

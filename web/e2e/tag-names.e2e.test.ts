@@ -4,12 +4,13 @@
  * and so does the link's dialog; the bulk actions' tag box finds such a tag by name and applies it
  * to two links. Axe on the bulk dialog with its combobox.
  */
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as checks from './checks.ts'
 import {
   arrangingApi,
-  launchBrowser,
+  openBrowser,
+  type FileBrowser,
   setUpAdministrator,
   signIn,
   startConsoleServer,
@@ -22,7 +23,7 @@ const TAGS = 250
 const tagName = (i: number) => `topic-${String(i).padStart(3, '0')}`
 
 let server: ConsoleServer
-let browser: Browser
+let browser: FileBrowser
 let page: Page
 let api: ArrangingApi
 let last: { id: string }
@@ -32,7 +33,7 @@ const pageErrors: string[] = []
 
 beforeAll(async () => {
   server = await startConsoleServer()
-  browser = await launchBrowser()
+  browser = await openBrowser()
   api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
   await api('/api/admin/checklist', { method: 'PUT', body: { dismissed: true } })
   for (let i = 1; i <= TAGS; i++)
