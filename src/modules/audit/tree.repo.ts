@@ -40,6 +40,13 @@ function frontierOf(row: { size: number; frontier: string }): Frontier {
   return new Frontier(Number(row.size), [...lastFrontier.hashes])
 }
 
+/** PostgreSQL: the head, locked; `also`, more of the select list. */
+const lockHeadPostgres = (also: string) =>
+  CompiledQuery.raw(
+    `select "size", "frontier"${also} from "audit_tree_head" where "id" = $1 for update`,
+    [HEAD_ID],
+  )
+
 /**
  * The append's two statements on the head, as fixed SQL: built and compiled by Kysely on every
  * call they cost more than running them (about a quarter of an audited write's extra cost on
@@ -51,13 +58,9 @@ const LOCK_HEAD = {
     HEAD_ID,
   ]),
   // The lock's transaction commits without holding the head through the WAL flush, and reports
-  // its commit after it (db/flush-after-commit.ts).
-  postgres: flushAfterCommit(
-    CompiledQuery.raw(
-      `select "size", "frontier", ${ASYNC_COMMIT} from "audit_tree_head" where "id" = $1 for update`,
-      [HEAD_ID],
-    ),
-  ),
+  // its commit after it; with POSTGRES_AUDIT_COMMIT=plain the plain lock runs in its place and
+  // the transaction commits as any other (db/flush-after-commit.ts).
+  postgres: flushAfterCommit(lockHeadPostgres(`, ${ASYNC_COMMIT}`), lockHeadPostgres('')),
 }
 const UPDATE_HEAD = {
   sqlite: 'update "audit_tree_head" set "size" = ?, "frontier" = ? where "id" = ?',
