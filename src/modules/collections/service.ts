@@ -11,7 +11,7 @@ import type { Executor } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Caller, RequestContext } from '../../identity/caller.js'
-import { recordAudit } from '../audit/service.js'
+import { recordAudits, type AuditEntry } from '../audit/service.js'
 import { organizationNotFound, requirePermission } from '../organizations/access.js'
 import { can, type Role } from '../organizations/roles.js'
 import { assertReachable } from '../links/service.js'
@@ -121,15 +121,16 @@ export async function getCollection(
   return view
 }
 
-/** Sets the collection's teams, auditing the difference (`collection.share`, `.unshare`). */
+/**
+ * Sets the collection's teams; returns the audit entries of the difference (`collection.share`,
+ * `.unshare`), for the caller to record as its transaction's last statement.
+ */
 async function setTeams(
   tx: Executor,
-  deps: Deps,
   caller: Caller,
-  ctx: RequestContext,
   id: string,
   teamIds: readonly string[],
-): Promise<void> {
+): Promise<AuditEntry[]> {
   const current = (await findTeamsOfCollections(tx, [id])).get(id) ?? []
   const had = new Set(current.map((team) => team.id))
   const wanted = new Set(teamIds)
@@ -154,18 +155,19 @@ async function setTeams(
     id,
     removed.map((team) => team.id),
   )
-  for (const [action, teams] of [
-    ['collection.share', added],
-    ['collection.unshare', removed],
-  ] as const) {
-    if (teams.length === 0) continue
-    await recordAudit(tx, deps.clock, ctx, {
+  return (
+    [
+      ['collection.share', added],
+      ['collection.unshare', removed],
+    ] as const
+  )
+    .filter(([, teams]) => teams.length > 0)
+    .map(([action, teams]) => ({
       action,
       actor: caller.user,
       target: { type: 'collection', id },
       metadata: { team_ids: teams.map((team) => team.id), teams: teams.map((team) => team.name) },
-    })
-  }
+    }))
 }
 
 export async function createCollection(
@@ -194,8 +196,10 @@ export async function createCollection(
       if (isForeignKeyViolation(error)) throw organizationNotFound()
       throw error
     }
-    if (body.team_ids !== undefined) await setTeams(tx, deps, caller, ctx, id, body.team_ids)
-    return viewOf(tx, userId, id)
+    const shares = body.team_ids === undefined ? [] : await setTeams(tx, caller, id, body.team_ids)
+    const view = await viewOf(tx, userId, id)
+    await recordAudits(tx, deps.clock, ctx, shares)
+    return view
   })
 }
 
@@ -213,8 +217,10 @@ export async function updateCollection(
       ...(body.description !== undefined && { description: body.description }),
       updated_at: deps.clock.now().toISOString(),
     })
-    if (body.team_ids !== undefined) await setTeams(tx, deps, caller, ctx, id, body.team_ids)
-    return viewOf(tx, caller.user.id, id)
+    const shares = body.team_ids === undefined ? [] : await setTeams(tx, caller, id, body.team_ids)
+    const view = await viewOf(tx, caller.user.id, id)
+    await recordAudits(tx, deps.clock, ctx, shares)
+    return view
   })
 }
 

@@ -60,6 +60,7 @@ import {
   syncSlugKeys,
 } from './shares.repo.js'
 import { setLinkTeams } from './shares.service.js'
+import { recordAudits } from '../audit/service.js'
 import { lookupKey, writeKey } from './slug-matching.js'
 
 export function linkNotFound(): AppError {
@@ -363,9 +364,14 @@ export async function createLink(
         throw error
       }
       await writeTags(tx, userId, id, input.tag_ids ?? [])
-      if (input.team_ids !== undefined && input.team_ids.length > 0)
-        await setLinkTeams(tx, deps, caller, ctx, id, input.team_ids)
-      return viewOf(tx, userId, id, firstDayOf(deps, CLICK_VIEW_DAYS))
+      const shares =
+        input.team_ids !== undefined && input.team_ids.length > 0
+          ? await setLinkTeams(tx, deps, caller, id, input.team_ids)
+          : []
+      // Read before the audit append, which holds the audit tree's head until the commit.
+      const view = await viewOf(tx, userId, id, firstDayOf(deps, CLICK_VIEW_DAYS))
+      await recordAudits(tx, deps.clock, ctx, shares)
+      return view
     })
   } catch (error) {
     throw slugTaken(error)
@@ -418,9 +424,14 @@ export async function updateLink(
       }
       if (patch.tag_ids !== undefined) await writeTags(tx, userId, linkId, patch.tag_ids)
       if (changes.slug_key !== undefined) await syncSlugKeys(tx, [linkId])
-      if (patch.team_ids !== undefined)
-        await setLinkTeams(tx, deps, caller, ctx, linkId, patch.team_ids)
-      return viewOf(tx, userId, linkId, firstDayOf(deps, CLICK_VIEW_DAYS))
+      const shares =
+        patch.team_ids === undefined
+          ? []
+          : await setLinkTeams(tx, deps, caller, linkId, patch.team_ids)
+      // Read before the audit append, which holds the audit tree's head until the commit.
+      const view = await viewOf(tx, userId, linkId, firstDayOf(deps, CLICK_VIEW_DAYS))
+      await recordAudits(tx, deps.clock, ctx, shares)
+      return view
     })
   } catch (error) {
     throw slugTaken(error)

@@ -8,8 +8,8 @@ import type { Deps } from '../../deps.js'
 import { isForeignKeyViolation } from '../../db/client.js'
 import type { Executor } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
-import type { Caller, RequestContext } from '../../identity/caller.js'
-import { recordAudit } from '../audit/service.js'
+import type { Caller } from '../../identity/caller.js'
+import type { AuditEntry } from '../audit/service.js'
 import {
   addLinkTeams,
   findShareableTeams,
@@ -55,15 +55,17 @@ export async function listShareableTeams(
   return { items: await listShareableTeamRows(deps.db, userId, MAX_SHAREABLE_TEAMS) }
 }
 
-/** Sets the link's teams to `teamIds`, inside the caller's transaction, auditing the difference. */
+/**
+ * Sets the link's teams to `teamIds`, inside the caller's transaction; returns the audit entries of
+ * the difference, for the caller to record as its transaction's last statement.
+ */
 export async function setLinkTeams(
   tx: Executor,
   deps: Deps,
   caller: Caller,
-  ctx: RequestContext,
   linkId: string,
   teamIds: readonly string[],
-): Promise<void> {
+): Promise<AuditEntry[]> {
   const current = (await findTeamsOfLinks(tx, [linkId])).get(linkId) ?? []
   const had = new Set(current.map((team) => team.id))
   const wanted = new Set(teamIds)
@@ -91,12 +93,14 @@ export async function setLinkTeams(
     linkId,
     removed.map((team) => team.id),
   )
-  for (const [action, teams] of [
-    ['link.share', added],
-    ['link.unshare', removed],
-  ] as const) {
-    if (teams.length === 0) continue
-    await recordAudit(tx, deps.clock, ctx, {
+  return (
+    [
+      ['link.share', added],
+      ['link.unshare', removed],
+    ] as const
+  )
+    .filter(([, teams]) => teams.length > 0)
+    .map(([action, teams]) => ({
       action,
       actor: caller.user,
       target: { type: 'link', id: linkId },
@@ -104,6 +108,5 @@ export async function setLinkTeams(
         team_ids: teams.map((team) => team.id),
         teams: teams.map((team) => team.name),
       },
-    })
-  }
+    }))
 }
