@@ -233,7 +233,12 @@ export interface AxeViolation {
  * protocol, which the page's CSP does not govern: the console itself still runs under its CSP.
  */
 export async function axeViolations(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(`${AXE_SOURCE};0`)
+  // Once per document: a check runs axe in both themes, and the console changes pages without
+  // loading a new document (in admin.e2e: 24 injections instead of 46, 5.7 → 3.1 s).
+  const loaded = await page.evaluate(
+    () => typeof (window as unknown as { axe?: { run?: unknown } }).axe?.run === 'function',
+  )
+  if (!loaded) await page.evaluate(`${AXE_SOURCE};0`)
   return page.evaluate(async () => {
     const axe = (
       window as unknown as {
