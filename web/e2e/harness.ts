@@ -189,9 +189,10 @@ export interface FileBrowser {
 /**
  * The browsers of this process, by their extra switches. The console's test files run one after
  * another in a worker that keeps its modules (`isolate: false` in vitest.config.ts), so the
- * browser launched for the first file serves the next ones, each in contexts of its own (a launch
- * took 0.9–1.6 s and its close 0.2–0.3 s on a loaded 2-core machine, a context 0.3–0.8 s). A browser that crashed or was closed is launched again for the next file; Playwright
- * closes the ones left when the worker ends.
+ * browser launched for the first file serves the next ones, each in contexts of its own (on a
+ * loaded 2-core machine a launch took 0.9–1.6 s and its close 0.2–0.3 s, a context 0.3–0.8 s).
+ * A browser that crashed or was closed is launched again for the next file. A browser ends with
+ * its worker: Chromium exits when its DevTools pipe to this process closes.
  */
 const browsers = new Map<string, Promise<Browser>>()
 
