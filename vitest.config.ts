@@ -157,8 +157,9 @@ export default defineConfig(async () => {
             env: { TEST_DB: 'sqlite' },
             pool: 'forks' as const,
             // As in the engine projects: a worker imports Playwright, the harness and the stand-ins
-            // once, not once per file. Each browser file starts its own server and Chromium in
-            // beforeAll and keeps its state in its own module.
+            // once, not once per file. Each browser file starts its own server in beforeAll and
+            // keeps its state in its own module; it opens its own contexts in the worker's one
+            // Chromium, which the harness keeps from file to file (web/e2e/harness.ts).
             isolate: false,
             testTimeout: 120_000,
             hookTimeout: 60_000,

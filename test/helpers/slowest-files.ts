@@ -56,11 +56,11 @@ export default class SlowestFiles implements Reporter {
       '',
       `The ${rows.length} slowest test files (wall: start to end; tests: tests and hooks)`,
       `  ${'project  file'.padEnd(width)}   started      wall     tests`,
-      ...rows.map(
-        (row) =>
-          `  ${row.name.padEnd(width)} ${(row.start === undefined ? '?' : seconds(row.start)).padStart(9)} ` +
-          `${seconds(row.wall).padStart(9)} ${seconds(row.duration).padStart(9)}`,
-      ),
+      ...rows.map((row) => {
+        const started = row.start === undefined ? '?' : seconds(row.start)
+        const columns = [started, seconds(row.wall), seconds(row.duration)]
+        return `  ${row.name.padEnd(width)} ${columns.map((c) => c.padStart(9)).join(' ')}`
+      }),
       '',
     ]
     process.stdout.write(`${lines.join('\n')}\n`)
