@@ -296,7 +296,7 @@ describe('the audit log is readable', () => {
     await context.close()
   }, 120_000)
 
-  it('at 1280 px an email address as a target stays on one line, and the filters line up at the top (German)', async () => {
+  it("at 1280 px a target's kind is above its whole name (an email, a token's), and the filters line up at the top (German)", async () => {
     // A refused sign-in: its actor is "nobody signed in", the longest text in the actor column.
     expect(
       (
@@ -306,6 +306,12 @@ describe('the audit log is readable', () => {
         })
       ).status,
     ).toBe(401)
+    const created = await api('/api/tokens', {
+      method: 'POST',
+      token: adminJwt,
+      body: { name: 'screenshot-token', permissions: ['links:read'] },
+    })
+    expect(created.status).toBe(201)
     await setAdminLanguage('de')
     const { context, page } = await signIn(ADMIN)
     await page.goto('/admin/audit')
@@ -322,6 +328,20 @@ describe('the audit log is readable', () => {
       return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size
     })
     expect(lines).toBe(1)
+    // A token's name is whole on the line below its kind, never "API token screenshot-" / "token".
+    const token = page
+      .locator('[data-testid="audit"] tbody tr', { hasText: 'token.create' })
+      .first()
+      .getByTestId('audit-target')
+    expect(
+      await token.evaluate((element) => {
+        const kind = element.firstElementChild!.getBoundingClientRect()
+        const range = document.createRange()
+        range.selectNodeContents(element.lastChild!)
+        const name = [...range.getClientRects()]
+        return { below: name.every((rect) => rect.top >= kind.bottom - 1), lines: name.length }
+      }),
+    ).toEqual({ below: true, lines: 1 })
     // Action carries help below it; every field's label starts at the same height all the same.
     const tops = await page
       .locator('form[role="search"] > .field')
