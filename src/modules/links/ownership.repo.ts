@@ -211,11 +211,15 @@ export async function setLinkOwner(
 }
 
 /**
- * Drops the tags of people who no longer see the link (each user's tags are their own; a link gone
+ * Drops the tags of people who no longer see the links (each user's tags are their own; a link gone
  * from view keeps none of theirs).
  */
-export async function dropTagsOfNonReaders(ex: Executor, linkId: string): Promise<void> {
-  await sql`delete from link_tags where link_id = ${linkId} and tag_id in (select tags.id from tags, links where links.id = ${linkId} and not ${visibleTo(sql.ref('tags.user_id'))})`.execute(
+export async function dropTagsOfNonReaders(
+  ex: Executor,
+  linkIds: readonly string[],
+): Promise<void> {
+  if (linkIds.length === 0) return
+  await sql`delete from link_tags where link_id in (${sql.join(linkIds)}) and tag_id in (select tags.id from tags, links where links.id = link_tags.link_id and not ${visibleTo(sql.ref('tags.user_id'))})`.execute(
     ex,
   )
 }

@@ -308,7 +308,7 @@ export async function transferLink(
       // Out of the former owner's collections before the tags go: members of the teams those are
       // shared with no longer see it, so their tags on it go as well.
       await dropEntriesOfOtherOwners(tx, [linkId])
-      await dropTagsOfNonReaders(tx, linkId)
+      await dropTagsOfNonReaders(tx, [linkId])
       await recordAudit(tx, deps.clock, ctx, {
         action: 'link.transfer',
         actor: caller.user,

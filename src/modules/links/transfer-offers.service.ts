@@ -216,7 +216,7 @@ export async function acceptTransferOffer(
       throw error
     }
     await dropEntriesOfOtherOwners(tx, [offer.link_id])
-    await dropTagsOfNonReaders(tx, offer.link_id)
+    await dropTagsOfNonReaders(tx, [offer.link_id])
     await recordAudit(tx, deps.clock, ctx, {
       action: 'link.transfer',
       actor: caller.user,
