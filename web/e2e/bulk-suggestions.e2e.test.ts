@@ -6,17 +6,14 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../../test/helpers/openai-stand-in.ts'
 import { AI_API_KEY } from '../../test/helpers/secret-scan.ts'
 import * as checks from './checks.ts'
 import {
-  arrangingApi,
-  launchBrowser,
-  setUpAdministrator,
-  signIn,
-  startConsoleServer,
+  signedInLinksPage,
+  startConsoleAs,
   type ArrangingApi,
   type ConsoleServer,
 } from './harness.ts'
@@ -28,7 +25,6 @@ let provider: OpenAiStandIn
 let pages: Server
 let pagesUrl = ''
 let browser: Browser
-let context: BrowserContext
 let page: Page
 let api: ArrangingApi
 
@@ -56,9 +52,7 @@ beforeAll(async () => {
       content: JSON.stringify({ title: facts.page_title, slug: word, tags: ['reading', topic] }),
     }
   }
-  server = await startConsoleServer()
-  browser = await launchBrowser()
-  api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
+  ;({ server, browser, api } = await startConsoleAs(ADA))
   await api('/api/admin/settings/ai', {
     method: 'PUT',
     body: {
@@ -76,15 +70,7 @@ beforeAll(async () => {
     method: 'POST',
     body: { url: `${pagesUrl}/tagged`, title: 'tagged', tag_ids: [reading.id] },
   })
-  context = await browser.newContext({
-    baseURL: server.baseUrl,
-    viewport: { width: 1280, height: 800 },
-    locale: 'en-US',
-  })
-  page = await context.newPage()
-  await page.goto('/login')
-  await signIn(page, ADA)
-  await page.waitForURL(`${server.baseUrl}/links`)
+  ;({ page } = await signedInLinksPage(server, browser, ADA))
 }, 120_000)
 
 afterAll(async () => {
