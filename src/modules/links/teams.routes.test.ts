@@ -9,11 +9,17 @@ import { expectReason } from '../../../test/helpers/expect.js'
 import {
   bearer,
   createSignedInUser,
+  requestAs,
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
 import { createLink, type LinkJson } from '../../../test/helpers/links.js'
-import { addTeamMember, createTeam, removeTeamMember } from '../../../test/helpers/teams.js'
+import {
+  addTeamMember,
+  createTeam,
+  createTeamWithPeople,
+  removeTeamMember,
+} from '../../../test/helpers/teams.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 let admin: TestUser & SignedIn
@@ -24,26 +30,23 @@ let team: { id: string; name: string }
 let otherTeam: { id: string; name: string }
 
 beforeAll(async () => {
-  ;[admin, owner, member, outsider] = await Promise.all([
-    createSignedInUser(t, { isAdmin: true }),
-    createSignedInUser(t),
-    createSignedInUser(t),
-    createSignedInUser(t),
-  ])
-  team = await createTeam(t, admin.token, 'Platform')
+  let people: Array<TestUser & SignedIn>
+  ;({ admin, people, team } = await createTeamWithPeople(t, {
+    count: 3,
+    members: [0, 1],
+    name: 'Platform',
+  }))
+  ;[owner, member, outsider] = people as [
+    TestUser & SignedIn,
+    TestUser & SignedIn,
+    TestUser & SignedIn,
+  ]
   otherTeam = await createTeam(t, admin.token, 'Support')
-  await addTeamMember(t, admin.token, team.id, owner.user.id)
-  await addTeamMember(t, admin.token, team.id, member.user.id)
 })
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
-const call = (user: SignedIn, method: Method, url: string, payload?: unknown) =>
-  t.app.inject({
-    method,
-    url: `/api/links${url}`,
-    headers: bearer(user.token),
-    ...(payload !== undefined && { payload: payload as object }),
-  })
+const call = (user: SignedIn, method: Method, url: string, payload?: object) =>
+  requestAs(t, user, method, `/api/links${url}`, payload)
 const ids = (response: { json(): { items: Array<{ id: string }> } }) =>
   response.json().items.map((item) => item.id)
 const go = (user: SignedIn, slug: string) =>

@@ -7,18 +7,12 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
-import {
-  bearer,
-  createSignedInUser,
-  type SignedIn,
-  type TestUser,
-} from '../../../test/helpers/factories.js'
+import { requestAs, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
-import { addTeamMember, createTeam } from '../../../test/helpers/teams.js'
+import { createTeamWithPeople } from '../../../test/helpers/teams.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
-let admin: TestUser & SignedIn
 let alice: TestUser & SignedIn
 let bob: TestUser & SignedIn
 let reader: TestUser & SignedIn
@@ -27,28 +21,16 @@ let orgA: string
 let orgB: string
 
 beforeAll(async () => {
-  ;[admin, alice, bob, reader] = await Promise.all([
-    createSignedInUser(t, { isAdmin: true }),
-    createSignedInUser(t),
-    createSignedInUser(t),
-    createSignedInUser(t),
-  ])
-  team = await createTeam(t, admin.token)
-  await addTeamMember(t, admin.token, team.id, alice.user.id)
-  await addTeamMember(t, admin.token, team.id, reader.user.id)
+  let people: Array<TestUser & SignedIn>
+  ;({ people, team } = await createTeamWithPeople(t, { count: 3, members: [0, 2] }))
+  ;[alice, bob, reader] = people as [TestUser & SignedIn, TestUser & SignedIn, TestUser & SignedIn]
   orgA = (await createOrganization(t, alice.token)).id
   orgB = (await createOrganization(t, alice.token)).id
   await addOrgMember(t, alice.token, orgA, bob, 'member')
 })
 
-type Method = 'GET' | 'POST' | 'PUT'
-const api = (user: SignedIn, method: Method, url: string, payload?: object) =>
-  t.app.inject({
-    method,
-    url,
-    headers: bearer(user.token),
-    ...(payload !== undefined && { payload }),
-  })
+const api = (user: SignedIn, method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) =>
+  requestAs(t, user, method, url, payload)
 
 /** A collection shared with the team, holding the links (of its owner: the person or `org`). */
 async function sharedCollection(links: string[], org: string | null = null): Promise<string> {
