@@ -212,14 +212,15 @@ export async function setLinkOwner(
 
 /**
  * Drops the tags of people who no longer see the links (each user's tags are their own; a link gone
- * from view keeps none of theirs).
+ * from view keeps none of theirs). Each of the links' tags is checked by its own tag and link
+ * (primary keys), never against everyone's tags.
  */
 export async function dropTagsOfNonReaders(
   ex: Executor,
   linkIds: readonly string[],
 ): Promise<void> {
   if (linkIds.length === 0) return
-  await sql`delete from link_tags where link_id in (${sql.join(linkIds)}) and tag_id in (select tags.id from tags, links where links.id = link_tags.link_id and not ${visibleTo(sql.ref('tags.user_id'))})`.execute(
+  await sql`delete from link_tags where link_id in (${sql.join(linkIds)}) and exists (select 1 from tags, links where tags.id = link_tags.tag_id and links.id = link_tags.link_id and not ${visibleTo(sql.ref('tags.user_id'))})`.execute(
     ex,
   )
 }
