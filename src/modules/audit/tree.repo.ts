@@ -4,10 +4,10 @@
  * with every append; the nodes only up to its `materialized_size` (checkpoints.ts materializeTree).
  */
 import { createHash } from 'node:crypto'
-import { CompiledQuery, sql } from 'kysely'
+import { CompiledQuery, sql, type ExpressionBuilder } from 'kysely'
 import { isPostgres } from '../../db/engine.js'
 import { ASYNC_COMMIT, flushAfterCommit } from '../../db/flush-after-commit.js'
-import type { Executor, Timestamp } from '../../db/schema.js'
+import type { Database, Executor, Timestamp } from '../../db/schema.js'
 import { Frontier, type NodeId } from '../../lib/merkle.js'
 import { KEY_ROTATION_ACTION } from './key-chain.js'
 import { LEAF_COLUMNS, type StoredEvent } from './leaf.js'
@@ -256,26 +256,39 @@ export async function listInnerNodes(
   return new Map(rows.map((r) => [`${r.level}:${Number(r.idx)}`, r.hash]))
 }
 
-/** Events that are not leaves of the tree (written around the tree, or renumbered out of it). */
+/**
+ * Events that are not leaves of the tree (written around the tree, or renumbered out of it): beyond
+ * both `size` and the head as it is now. Events appended while a check ran are leaves of the head
+ * by then (an append writes both in one transaction), not events outside the tree.
+ */
 export async function countEventsOutsideTree(
   ex: Executor,
   size: number,
 ): Promise<{ count: number; firstId: string | null }> {
+  const outside = (eb: ExpressionBuilder<Database, 'audit_events'>) =>
+    eb.or([
+      eb('leaf_index', 'is', null),
+      eb.and([
+        eb('leaf_index', '>=', size),
+        eb(
+          'leaf_index',
+          '>=',
+          eb.selectFrom('audit_tree_head').select('size').where('id', '=', HEAD_ID),
+        ),
+      ]),
+      eb('leaf_index', '<', 0),
+    ])
   const rows = await ex
     .selectFrom('audit_events')
     .select(['id'])
-    .where((eb) =>
-      eb.or([eb('leaf_index', 'is', null), eb('leaf_index', '>=', size), eb('leaf_index', '<', 0)]),
-    )
+    .where(outside)
     .orderBy('at')
     .limit(1)
     .execute()
   const count = await ex
     .selectFrom('audit_events')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where((eb) =>
-      eb.or([eb('leaf_index', 'is', null), eb('leaf_index', '>=', size), eb('leaf_index', '<', 0)]),
-    )
+    .where(outside)
     .executeTakeFirstOrThrow()
   return { count: Number(count.n), firstId: rows[0]?.id ?? null }
 }
