@@ -117,7 +117,9 @@ export function useTestApp(options: TestAppOptions = {}): TestContext {
     // On PostgreSQL: nothing between an audit append and its commit (audit-append-order.ts).
     const appendOrder = takeAppendOrderViolations()
     if (appendOrder.length > 0)
-      throw new Error(`An audited transaction ran SQL after its audit append:\n${appendOrder.join('\n')}`)
+      throw new Error(
+        `An audited transaction ran SQL after its audit append:\n${appendOrder.join('\n')}`,
+      )
   })
   afterAll(async () => {
     await context.close?.()
