@@ -1,7 +1,8 @@
 /**
  * Collections (docs/API.md#collections): a person's or an organization's named, ordered set of
  * links. Shared with teams (`team_ids`), a collection shows its links to their members, read-only,
- * without sharing each link (links/visibility.ts). Deleting a collection never deletes its links.
+ * without sharing each link (links/visibility.ts); a team removed from it takes the tags of its
+ * members who no longer see a link off that link. Deleting a collection never deletes its links.
  * Who may change one mirrors links: the owner of a personal collection; the creator (while a
  * member) and the owners and admins of an organization's.
  */
@@ -16,6 +17,7 @@ import { organizationNotFound, requirePermission } from '../organizations/access
 import { can, type Role } from '../organizations/roles.js'
 import { assertReachable } from '../links/service.js'
 import { shareableTeams, teamNotFound } from '../links/shares.service.js'
+import { dropTagsOfNonReadersInCollection } from '../links/ownership.repo.js'
 import {
   addCollectionTeams,
   deleteCollection as deleteCollectionRow,
@@ -25,6 +27,7 @@ import {
   listVisibleCollections,
   lockCollection,
   lockLinksOfCollection,
+  lockLinksOfCollectionInIdOrder,
   removeCollectionTeams,
   replaceCollectionLinks,
   updateCollection as updateCollectionRow,
@@ -155,6 +158,18 @@ async function setTeams(
     id,
     removed.map((team) => team.id),
   )
+  if (removed.length > 0) {
+    // The removed teams' members who no longer see a link of it lose their tags on it. The
+    // collection, then its links in id order, are locked first, as every writer of a collection
+    // and its links takes them (db/row-locks.ts).
+    await lockCollection(tx, id)
+    await lockLinksOfCollectionInIdOrder(tx, id)
+    await dropTagsOfNonReadersInCollection(
+      tx,
+      id,
+      removed.map((team) => team.id),
+    )
+  }
   return (
     [
       ['collection.share', added],

@@ -20,11 +20,7 @@ import {
   moveLinks,
   removeTagFromLinks,
 } from './repo.js'
-import {
-  dropEntriesOfOtherOwners,
-  dropTagsOfNonReaders,
-  purgeDeletedLinks,
-} from './ownership.repo.js'
+import { dropAfterOwnerChange, purgeDeletedLinks } from './ownership.repo.js'
 import { moveToRecentlyDeleted, restoreHorizon } from './ownership.service.js'
 import type { BulkLinksBody, BulkLinksResult } from './schemas.js'
 import {
@@ -80,8 +76,7 @@ export async function bulkLinks(
           await moveLinks(tx, moved, owner, now)
           // As a transfer does: out of the former owner's collections, then the tags of people
           // who no longer see a link (through those collections or the former owner) go too.
-          await dropEntriesOfOtherOwners(tx, moved)
-          await dropTagsOfNonReaders(tx, moved)
+          await dropAfterOwnerChange(tx, moved)
           break
         }
         case 'delete':

@@ -1,8 +1,9 @@
 /**
  * Sharing a link with teams (docs/API.md#links): whoever may change the link sets its teams. A
  * person adds only teams they are a member of, an administrator any team; any other team id is 404,
- * as an organization one is not in. Removing is open to whoever may change the link. Each change
- * is audited (`link.share`, `link.unshare`, naming the teams), in the same transaction.
+ * as an organization one is not in. Removing is open to whoever may change the link, and takes
+ * the tags of the removed teams' members who no longer see the link off it. Each change is audited
+ * (`link.share`, `link.unshare`, naming the teams), in the same transaction.
  */
 import type { Deps } from '../../deps.js'
 import { isForeignKeyViolation } from '../../db/client.js'
@@ -19,6 +20,7 @@ import {
   removeLinkTeams,
   type TeamRef,
 } from './shares.repo.js'
+import { dropTagsOfNonReaders } from './ownership.repo.js'
 
 export function teamNotFound(): AppError {
   return new AppError('NOT_FOUND', {
@@ -91,6 +93,13 @@ export async function setLinkTeams(
   await removeLinkTeams(
     tx,
     linkId,
+    removed.map((team) => team.id),
+  )
+  // The removed teams' members who no longer see the link lose their tags on it; who still sees
+  // it (another team, the organization, a collection) keeps theirs.
+  await dropTagsOfNonReaders(
+    tx,
+    [linkId],
     removed.map((team) => team.id),
   )
   return (
