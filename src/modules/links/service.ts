@@ -62,7 +62,7 @@ import {
 } from './shares.repo.js'
 import { setLinkTeams } from './shares.service.js'
 import { dropAfterOwnerChange } from './ownership.repo.js'
-import { recordAudits } from '../audit/service.js'
+import { recordAudits, type AuditEntry } from '../audit/service.js'
 import { lookupKey, writeKey } from './slug-matching.js'
 
 export function linkNotFound(): AppError {
@@ -380,6 +380,26 @@ export async function createLink(
   }
 }
 
+/** A move by PATCH is a change of owner: audited as a transfer is, naming where it came from. */
+function moveAudit(caller: Caller, link: VisibleLink, changes: Partial<LinkColumns>): AuditEntry {
+  return {
+    action: 'link.transfer',
+    actor: caller.user,
+    target: { type: 'link', id: link.id },
+    metadata: {
+      from:
+        link.organization_id === null
+          ? { user_id: link.user_id }
+          : { organization_id: link.organization_id },
+      to:
+        changes.organization_id == null
+          ? { user_id: caller.user.id }
+          : { organization_id: changes.organization_id },
+      slug: link.slug,
+    },
+  }
+}
+
 /**
  * Changes a link. Moving it (`organization_id`) needs the right to change it where it is and
  * membership where it goes; made personal, it becomes the caller's. A move is a change of owner
@@ -441,7 +461,8 @@ export async function updateLink(
       if (changes.organization_id !== undefined) await dropAfterOwnerChange(tx, [linkId])
       // Read before the audit append, which holds the audit tree's head until the commit.
       const view = await viewOf(tx, userId, linkId, firstDayOf(deps, CLICK_VIEW_DAYS))
-      await recordAudits(tx, deps.clock, ctx, shares)
+      const moved = changes.organization_id === undefined ? [] : [moveAudit(caller, link, changes)]
+      await recordAudits(tx, deps.clock, ctx, [...moved, ...shares])
       return view
     })
   } catch (error) {

@@ -168,6 +168,27 @@ describe('a link whose owner changes', () => {
     expect(again.statusCode).toBe(200)
     expect(await heldBy(shared)).toEqual([])
     expect(await tagOwnersOn(moving.id)).toEqual([alice.user.id])
+    // Each move is a change of owner, audited as a transfer; a PATCH that moves nothing is not.
+    const unmoved = await api(alice, 'PATCH', `/api/links/${moving.id}`, { organization_id: orgB })
+    expect(unmoved.statusCode).toBe(200)
+    const transfers = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['actor_id', 'metadata'])
+      .where('action', '=', 'link.transfer')
+      .where('target_id', '=', moving.id)
+      .orderBy('at')
+      .execute()
+    expect(
+      transfers.map((event) => {
+        const metadata = (
+          typeof event.metadata === 'string' ? JSON.parse(event.metadata) : event.metadata
+        ) as Record<string, unknown>
+        return [event.actor_id, metadata.from, metadata.to]
+      }),
+    ).toEqual([
+      [alice.user.id, { user_id: alice.user.id }, { organization_id: orgA }],
+      [alice.user.id, { organization_id: orgA }, { organization_id: orgB }],
+    ])
   })
 
   it('transferred to an organization, the tags of the team that loses it go', async () => {
