@@ -10,6 +10,15 @@ import prettier from 'eslint-config-prettier'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
+/** Selectors for the rule that a dialog's form is DialogForm (web/src/ui/dialog-form.tsx). */
+const DIALOGS = 'ModalOverlay|Modal|Dialog|ActionDialog|FormDialog'
+const DIALOG = `JSXElement[openingElement.name.name=/^(${DIALOGS})$/]`
+const FORM = 'JSXOpeningElement[name.name="form"]'
+/** A dialog's title: a form beside it is the dialog's, even when a component of its own has it. */
+const TITLE =
+  'JSXElement[openingElement.name.name="Heading"]' +
+  ':has(JSXAttribute[name.name="slot"][value.value="title"])'
+
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'node_modules/', 'web/dist/', 'web/node_modules/'] },
   {
@@ -67,6 +76,27 @@ export default tseslint.config(
       '@typescript-eslint/no-misused-promises': [
         'error',
         { checksVoidReturn: { attributes: false } },
+      ],
+    },
+  },
+  {
+    // A dialog's form is DialogForm (web/src/ui/dialog-form.tsx): React passes a submit up its own
+    // tree, through the dialog's portal, to any form around the dialog's trigger, which would then
+    // send its change a second time. Caught: a <form> written inside a dialog's elements, and one
+    // beside the dialog's title (a form component that a dialog renders).
+    files: ['web/src/**/*.tsx'],
+    ignores: ['web/src/ui/dialog-form.tsx'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `${DIALOG} ${FORM}`,
+          message: 'A form in a dialog is DialogForm (ui/dialog-form.tsx): its submit stays in it.',
+        },
+        {
+          selector: `${TITLE} ~ JSXElement > ${FORM}`,
+          message: 'A form in a dialog is DialogForm (ui/dialog-form.tsx): its submit stays in it.',
+        },
       ],
     },
   },

@@ -71,26 +71,34 @@ describe('parseConfig', () => {
   })
 
   it('reads the switches back from internals: pipelined PostgreSQL reads and the SQLite read cache on by default', () => {
-    expect(parseConfig({}).database).toMatchObject({ hotReads: 'pipelined', readCache: true })
+    expect(parseConfig({}).database).toMatchObject({
+      hotReads: 'pipelined',
+      auditCommit: 'grouped',
+      readCache: true,
+    })
     const postgres = parseConfig({
       DATABASE_URL: 'postgres://sb@db/sb',
       POSTGRES_HOT_READS: 'pool',
+      POSTGRES_AUDIT_COMMIT: 'plain',
     }).database
-    expect(postgres).toMatchObject({ kind: 'postgres', hotReads: 'pool' })
+    expect(postgres).toMatchObject({ kind: 'postgres', hotReads: 'pool', auditCommit: 'plain' })
     expect(parseConfig({ SQLITE_READ_CACHE: 'off' }).database.readCache).toBe(false)
     expect(parseConfig({ PROCESS_TUNING: 'off' }).port).toBe(8080)
     const problems = problemsOf({
       POSTGRES_HOT_READS: 'plain',
+      POSTGRES_AUDIT_COMMIT: 'async',
       SQLITE_READ_CACHE: 'no',
       PROCESS_TUNING: 'false',
     })
     expect(problems.map((problem) => problem.split(':')[0])).toEqual([
       'POSTGRES_HOT_READS',
+      'POSTGRES_AUDIT_COMMIT',
       'SQLITE_READ_CACHE',
       'PROCESS_TUNING',
     ])
     expect(problems[0]).toContain('pipelined')
-    expect(problems[1]).toContain('off')
+    expect(problems[1]).toContain('grouped')
+    expect(problems[2]).toContain('off')
   })
 
   it('treats empty variables as unset', () => {

@@ -40,6 +40,10 @@ export const EnvSchema = Type.Object({
     Type.Union([Type.Literal('pipelined'), Type.Literal('pool')], { default: 'pipelined' }),
     "pipelined (two pipelined connections with their own row reading) or pool (pg's pool alone)",
   ),
+  POSTGRES_AUDIT_COMMIT: env(
+    Type.Union([Type.Literal('grouped'), Type.Literal('plain')], { default: 'grouped' }),
+    'grouped (audited commits release the tree head before the WAL flush) or plain (a plain COMMIT)',
+  ),
   SQLITE_READ_CACHE: env(
     Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'on' }),
     'on (hot reads kept until the database changes) or off (every read asks SQLite)',
@@ -220,6 +224,12 @@ export interface DatabaseConfig {
    */
   hotReads: 'pipelined' | 'pool'
   /**
+   * PostgreSQL: how an audited transaction commits. `grouped`: its COMMIT releases the audit tree
+   * head before the WAL flush, and a flush of its own follows (db/flush-after-commit.ts); `plain`:
+   * a synchronous COMMIT that holds the head through the flush, and nothing after it.
+   */
+  auditCommit: 'grouped' | 'plain'
+  /**
    * SQLite: whether hot reads are kept until the database changes (db/sqlite.ts ReadCache, which
    * notices other connections' commits in the WAL-index, db/drivers/sqlite-wal-index.ts).
    */
@@ -321,7 +331,7 @@ function pickDefined(source: Record<string, string | undefined>): Record<string,
   return picked
 }
 
-type DatabaseSwitches = Pick<DatabaseConfig, 'hotReads' | 'readCache'>
+type DatabaseSwitches = Pick<DatabaseConfig, 'hotReads' | 'auditCommit' | 'readCache'>
 
 function parseDatabase(
   url: string | undefined,
@@ -485,6 +495,7 @@ export function parseConfig(source: Record<string, string | undefined>): Readonl
   const dataDir = path.resolve(e.DATA_DIR)
   const database = parseDatabase(e.DATABASE_URL, dataDir, e.DATABASE_POOL_SIZE, problems, {
     hotReads: e.POSTGRES_HOT_READS,
+    auditCommit: e.POSTGRES_AUDIT_COMMIT,
     readCache: e.SQLITE_READ_CACHE === 'on',
   })
   const publicUrl = parsePublicUrl(e.PUBLIC_URL, e.PORT, problems)

@@ -42,7 +42,7 @@ function createKysely(
       connections.pool,
       report('an idle database connection failed; it will be replaced'),
     )
-    const db = new Kysely<Database>({ dialect: createPostgresDialect(pool) })
+    const db = new Kysely<Database>({ dialect: createPostgresDialect(pool, config.auditCommit) })
     if (connections.pipelined === 0) {
       registerPreparedReader(db, createPoolReader(pool))
       return { db, closeReaders: async () => undefined }

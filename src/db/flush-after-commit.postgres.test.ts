@@ -2,25 +2,33 @@
  * Commits that release their locks before the WAL flush (db/flush-after-commit.ts), against a real
  * PostgreSQL: a transaction that runs a marked statement commits with synchronous commit off and
  * is reported committed only after a synchronous commit of its own has flushed the WAL past it;
- * other transactions, and marked ones that roll back, run exactly as before.
+ * other transactions, and marked ones that roll back, run exactly as before. With
+ * POSTGRES_AUDIT_COMMIT=plain a marked statement runs as its plain twin and nothing follows the
+ * commit.
  */
 import { CompiledQuery, Kysely, sql } from 'kysely'
 import type pg from 'pg'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { testPostgresUrl } from '../../test/helpers/database.js'
-import { ASYNC_COMMIT, flushAfterCommit } from './flush-after-commit.js'
+import { ASYNC_COMMIT, flushAfterCommit, type AuditCommit } from './flush-after-commit.js'
 import { createPostgresDialect, createPostgresPool } from './postgres.js'
 
-const MARKED = flushAfterCommit(CompiledQuery.raw(`select ${ASYNC_COMMIT} as setting`))
+const MARKED = flushAfterCommit(
+  CompiledQuery.raw(`select ${ASYNC_COMMIT} as setting`),
+  CompiledQuery.raw(`select 'plain' as setting`),
+)
 const FLUSH = "select pg_logical_emit_message(true, 'switchboard.flush', '')"
 
-let pool: pg.Pool
 let db: Kysely<Record<string, never>>
+let plainDb: Kysely<Record<string, never>>
 let sent: string[]
 
-beforeAll(() => {
-  // One connection: every transaction of a test runs on the same one, as a pool reuses them.
-  pool = createPostgresPool(testPostgresUrl(), 1, () => undefined)
+/**
+ * A database of one connection (every transaction of a test runs on the same one, as a pool reuses
+ * them) whose statements are noted in `sent`.
+ */
+function watchedDatabase(commit: AuditCommit): Kysely<Record<string, never>> {
+  const pool: pg.Pool = createPostgresPool(testPostgresUrl(), 1, () => undefined)
   pool.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown
     client.query = ((...args: unknown[]) => {
@@ -29,11 +37,16 @@ beforeAll(() => {
       return query(...args)
     }) as typeof client.query
   })
-  db = new Kysely({ dialect: createPostgresDialect(pool) })
+  return new Kysely({ dialect: createPostgresDialect(pool, commit) })
+}
+
+beforeAll(() => {
+  db = watchedDatabase('grouped')
+  plainDb = watchedDatabase('plain')
 })
 
 afterAll(async () => {
-  await db.destroy()
+  await Promise.all([db.destroy(), plainDb.destroy()])
 })
 
 beforeEach(() => {
@@ -81,6 +94,30 @@ describe('flush after commit', () => {
   })
 
   it('refuses to mark a statement that does not turn synchronous commit off', () => {
-    expect(() => flushAfterCommit(CompiledQuery.raw('select 1'))).toThrow()
+    expect(() =>
+      flushAfterCommit(CompiledQuery.raw('select 1'), CompiledQuery.raw('select 1')),
+    ).toThrow()
+  })
+})
+
+describe('POSTGRES_AUDIT_COMMIT=plain', () => {
+  it('runs a marked statement as its plain twin: a synchronous commit, no flush after it', async () => {
+    const inside = await plainDb.transaction().execute(async (tx) => {
+      const { rows } = await tx.executeQuery<{ setting: string }>(MARKED)
+      return { answer: rows[0]!.setting, setting: await setting(tx) }
+    })
+    expect(inside).toEqual({ answer: 'plain', setting: 'on' })
+    expect(sent).toEqual([
+      'begin',
+      "select 'plain' as setting",
+      "select current_setting('synchronous_commit') as s",
+      'commit',
+    ])
+    expect(sent).not.toContain(FLUSH)
+  })
+
+  it('refuses a plain twin that turns synchronous commit off', () => {
+    const marked = CompiledQuery.raw(`select ${ASYNC_COMMIT}`)
+    expect(() => flushAfterCommit(marked, marked)).toThrow()
   })
 })

@@ -19,6 +19,10 @@
  * them together with every later transaction (the WAL is replayed in order), so nothing that
  * builds on them survives without them.
  *
+ * Switch back: POSTGRES_AUDIT_COMMIT=plain. A marked statement then runs as the plain twin it was
+ * marked with (the same statement without ASYNC_COMMIT), so its transaction commits synchronously,
+ * holding its locks through the flush, and no flush transaction follows.
+ *
  * Built on Kysely's public Driver interface: every call is delegated to PostgresDriver, with the
  * connection it gave out.
  */
@@ -41,25 +45,36 @@ export const ASYNC_COMMIT = "set_config('synchronous_commit', 'off', true)"
  */
 const FLUSH = CompiledQuery.raw("select pg_logical_emit_message(true, 'switchboard.flush', '')")
 
-const marked = new WeakSet<CompiledQuery>()
+/** Each marked statement's plain twin. */
+const marked = new WeakMap<CompiledQuery, CompiledQuery>()
 
 /**
  * Marks a fixed statement that contains ASYNC_COMMIT: a transaction that runs it commits without
- * holding its locks through the flush, and its commit returns after the flush.
+ * holding its locks through the flush, and its commit returns after the flush. `plain`, the same
+ * statement without ASYNC_COMMIT, is what runs in its place under POSTGRES_AUDIT_COMMIT=plain.
  */
-export function flushAfterCommit<Q extends CompiledQuery>(query: Q): Q {
+export function flushAfterCommit<Q extends CompiledQuery>(query: Q, plain: CompiledQuery): Q {
   if (!query.sql.includes(ASYNC_COMMIT)) throw new Error('the statement does not defer its flush')
-  marked.add(query)
+  if (plain.sql.includes(ASYNC_COMMIT)) throw new Error('the plain statement defers its flush')
+  marked.set(query, plain)
   return query
 }
 
-/** A connection that notices a marked statement and tells its driver. */
+/** How an audited transaction commits (POSTGRES_AUDIT_COMMIT, config.ts). */
+export type AuditCommit = 'grouped' | 'plain'
+
+/** A connection that notices a marked statement: tells its driver, or runs the plain twin. */
 class WatchedConnection implements DatabaseConnection {
   deferred = false
-  constructor(readonly inner: DatabaseConnection) {}
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly commit: AuditCommit,
+  ) {}
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (marked.has(query)) this.deferred = true
+    const plain = marked.get(query)
+    if (plain !== undefined && this.commit === 'plain') return this.inner.executeQuery<R>(plain)
+    if (plain !== undefined) this.deferred = true
     return this.inner.executeQuery<R>(query)
   }
 
@@ -71,16 +86,22 @@ class WatchedConnection implements DatabaseConnection {
 const innerOf = (connection: DatabaseConnection): DatabaseConnection =>
   (connection as WatchedConnection).inner
 
-/** PostgresDriver, with the flush of a marked transaction run after its COMMIT. */
+/**
+ * PostgresDriver, with the flush of a marked transaction run after its COMMIT (`grouped`), or with
+ * marked statements run as their plain twins (`plain`).
+ */
 export class FlushAfterCommitDriver implements Driver {
-  constructor(private readonly driver: Driver) {}
+  constructor(
+    private readonly driver: Driver,
+    private readonly commit: AuditCommit,
+  ) {}
 
   init(): Promise<void> {
     return this.driver.init()
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new WatchedConnection(await this.driver.acquireConnection())
+    return new WatchedConnection(await this.driver.acquireConnection(), this.commit)
   }
 
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {

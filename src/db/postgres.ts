@@ -6,7 +6,7 @@ import { createRequire } from 'node:module'
 import type pg from 'pg'
 import type * as PgModule from 'pg'
 import { PostgresDialect, type Driver } from 'kysely'
-import { FlushAfterCommitDriver } from './flush-after-commit.js'
+import { FlushAfterCommitDriver, type AuditCommit } from './flush-after-commit.js'
 
 // The driver is loaded only when DATABASE_URL names PostgreSQL
 // (docs/decisions/0002-start-up-footprint.md).
@@ -101,15 +101,25 @@ export function createPostgresPool(
   return pool
 }
 
-/** Kysely's PostgreSQL dialect; its driver flushes deferred commits (db/flush-after-commit.ts). */
+/**
+ * Kysely's PostgreSQL dialect; its driver flushes deferred commits, or runs their statements plain
+ * (`commit`: POSTGRES_AUDIT_COMMIT; db/flush-after-commit.ts).
+ */
 class FlushAfterCommitDialect extends PostgresDialect {
+  constructor(
+    pool: pg.Pool,
+    private readonly commit: AuditCommit,
+  ) {
+    super({ pool })
+  }
+
   override createDriver(): Driver {
-    return new FlushAfterCommitDriver(super.createDriver())
+    return new FlushAfterCommitDriver(super.createDriver(), this.commit)
   }
 }
 
-export function createPostgresDialect(pool: pg.Pool): PostgresDialect {
-  return new FlushAfterCommitDialect({ pool })
+export function createPostgresDialect(pool: pg.Pool, commit: AuditCommit): PostgresDialect {
+  return new FlushAfterCommitDialect(pool, commit)
 }
 
 /** Runs a read as the named prepared statement `name` (db/precompiled.ts). */

@@ -13,6 +13,7 @@ import { migrateToLatest } from '../../src/db/migrate.js'
 import { createDeps, type Deps } from '../../src/deps.js'
 import { createLogger } from '../../src/logger.js'
 import type { Clock } from '../../src/lib/time.js'
+import { takeAppendOrderViolations, watchAuditAppendOrder } from './audit-append-order.js'
 import { checkExchange, contractFor, violations, type Contract } from './contract.js'
 import { createTestDatabase, makeTempDir, type TestDatabase } from './database.js'
 
@@ -52,6 +53,7 @@ export interface TestAppOptions {
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestContext> {
   const dataDir = makeTempDir()
   const database = await createTestDatabase(dataDir)
+  if (database.url.startsWith('postgres')) watchAuditAppendOrder()
   const jwtSecret = randomBytes(32).toString('base64url')
   const encryptionKeyHex = randomBytes(32).toString('hex')
   const env: Record<string, string> = {
@@ -112,6 +114,12 @@ export function useTestApp(options: TestAppOptions = {}): TestContext {
   afterEach(() => {
     if (violations.length > 0)
       throw new Error(`OpenAPI contract violated:\n${violations.splice(0).join('\n')}`)
+    // On PostgreSQL: nothing between an audit append and its commit (audit-append-order.ts).
+    const appendOrder = takeAppendOrderViolations()
+    if (appendOrder.length > 0)
+      throw new Error(
+        `An audited transaction ran SQL after its audit append:\n${appendOrder.join('\n')}`,
+      )
   })
   afterAll(async () => {
     await context.close?.()

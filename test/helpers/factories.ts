@@ -80,6 +80,22 @@ export function bearer(token: string): { authorization: string } {
   return { authorization: `Bearer ${token}` }
 }
 
+/** A request as `user` (their bearer token), with `payload` as its JSON body when given. */
+export function requestAs(
+  t: TestContext,
+  user: SignedIn,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  url: string,
+  payload?: object,
+) {
+  return t.app.inject({
+    method,
+    url,
+    headers: bearer(user.token),
+    ...(payload !== undefined && { payload }),
+  })
+}
+
 /** A session for a user who cannot log in with a password (as an OIDC sign-in would create). */
 export async function openSessionFor(t: TestContext, userId: string): Promise<string> {
   const now = t.clock.now()

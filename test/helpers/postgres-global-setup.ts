@@ -78,7 +78,14 @@ async function createTemplate(): Promise<string> {
     client.query(`create extension pg_trgm with schema public; create schema ${TEST_SCHEMA}`),
   )
   const handle = createDatabase(
-    { kind: 'postgres', url, poolSize: 1, hotReads: 'pool', readCache: false },
+    {
+      kind: 'postgres',
+      url,
+      poolSize: 1,
+      hotReads: 'pool',
+      auditCommit: 'grouped',
+      readCache: false,
+    },
     { warn: () => undefined },
   )
   try {

@@ -32,6 +32,7 @@ export function sqliteFiles(): SqliteFiles {
           sqlitePath: file,
           poolSize: 1,
           hotReads: 'pipelined',
+          auditCommit: 'grouped',
           readCache: options.readCache ?? true,
         },
         { warn: () => undefined },

@@ -1,11 +1,12 @@
 /**
  * Property: in a random log of 10,000 events, every single change — a one-byte edit, a
  * deletion, an insertion, a swap of two entries, a truncation — made directly in the database with
- * SQL is found by the database check; the intact log verifies before and after, and so does its
- * verifiable export. Mutations are sampled by fast-check with a fixed count and seed (every kind,
- * every table that holds the log), so the run time stays bounded; each one is undone before the
- * next. The same changes made in an export file are `verify`'s alone, which reads no database:
- * audit-export-tamper.sqlite.test.ts checks them once, on SQLite.
+ * SQL is found by the database check, and the same by the hourly check from the prefix the intact
+ * log's check verified (integrity-prefix.ts); the intact log verifies before and after, and so
+ * does its verifiable export. Mutations are sampled by fast-check with a fixed count and seed
+ * (every kind, every table that holds the log), so the run time stays bounded; each one is undone
+ * before the next. The same changes made in an export file are `verify`'s alone, which reads no
+ * database: audit-export-tamper.sqlite.test.ts checks them once, on SQLite.
  *
  * What counts as the log in the database: the events, the tree's nodes and the signed notes of the
  * checkpoints. A checkpoint row *deleted* leaves fewer roots to compare against — what the daily
@@ -15,7 +16,13 @@
 import fc from 'fast-check'
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { checkDatabase } from '../../src/modules/audit/integrity.js'
+import {
+  BATCH,
+  checkDatabase,
+  checkDatabaseFully,
+  type VerifiedPrefix,
+} from '../../src/modules/audit/integrity.js'
+import { checkSince } from '../../src/modules/audit/integrity-prefix.js'
 import { LEAF_COLUMNS } from '../../src/modules/audit/leaf.js'
 import { useTestApp } from '../helpers/app.js'
 import {
@@ -59,9 +66,16 @@ async function withChange(
 }
 
 describe('the database check finds every change made with SQL', () => {
+  /** What the intact log's check verified: where the hourly check starts from. */
+  let prefix: VerifiedPrefix | null = null
+
   const detected = async () => {
     const result = await checkDatabase(t.deps)
     expect(result.ok, 'the change went unnoticed').toBe(false)
+    // The hourly check, from the intact log's prefix, finds the same first problem.
+    const periodic = await checkSince(t.deps, prefix)
+    expect(periodic.result.ok, 'the hourly check missed the change').toBe(false)
+    expect(periodic.result.problem).toEqual(result.problem)
     return result.problem!
   }
 
@@ -70,6 +84,12 @@ describe('the database check finds every change made with SQL', () => {
     async () => {
       expect(size).toBeGreaterThanOrEqual(EVENTS)
       expect(await checkDatabase(t.deps)).toMatchObject({ ok: true, problem: null, size })
+      const whole = await checkDatabaseFully(t.deps)
+      prefix = whole.prefix
+      // Every whole span of BATCH leaves is in the prefix; the rest is checked leaf by leaf.
+      expect(prefix?.frontier.size).toBe(Math.floor(size / BATCH) * BATCH)
+      const periodic = await checkSince(t.deps, prefix)
+      expect(periodic).toMatchObject({ from: prefix!.frontier.size, result: whole.result })
     },
     LONG,
   )

@@ -8,7 +8,7 @@
  * languages, and no response the browser receives carries a write-only secret.
  */
 import fs from 'node:fs'
-import type { BrowserContext, Page, Response } from 'playwright-core'
+import type { BrowserContext, Page, Request, Response } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../../test/helpers/openai-stand-in.ts'
 import {
@@ -422,6 +422,12 @@ describe('the administration console', () => {
     await form.getByLabel('Password', { exact: true }).fill(SMTP_PASSWORD)
     await form.getByLabel('Allow signing in without TLS to a server on this machine').check()
     await form.getByLabel('Sender address').fill('no-reply@example.com')
+    const saves: Record<string, unknown>[] = []
+    const recordSave = (request: Request) => {
+      if (request.method() === 'PUT' && request.url().endsWith('/api/admin/settings/smtp'))
+        saves.push(request.postDataJSON() as Record<string, unknown>)
+    }
+    page.on('request', recordSave)
     await form.getByRole('button', { name: 'Save email settings' }).click()
     // A new server and sender hand whoever sets them the sign-in mail: the administrator's proof.
     await page.getByRole('dialog', { name: 'Confirm it is you' }).waitFor()
@@ -430,6 +436,10 @@ describe('the administration console', () => {
     await expect
       .poll(() => page.getByTestId('password-state').textContent())
       .toContain('A value is stored.')
+    page.off('request', recordSave)
+    // The dialog is drawn inside the SMTP form in React's tree, which passes a submit up to it:
+    // the settings go once without the proof (asked for), once with it — never a third time.
+    expect(saves.map((body) => 'current_password' in body)).toEqual([false, true])
     expect(await form.getByLabel('Password', { exact: true }).inputValue()).toBe('')
     // Saved is said where one looks, and focus stays in the section (the form was redrawn).
     const saved = page.getByTestId('smtp-saved')

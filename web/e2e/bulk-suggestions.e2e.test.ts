@@ -6,19 +6,16 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startOpenAiStandIn, type OpenAiStandIn } from '../../test/helpers/openai-stand-in.ts'
 import { AI_API_KEY } from '../../test/helpers/secret-scan.ts'
 import * as checks from './checks.ts'
 import {
-  arrangingApi,
-  openBrowser,
-  type FileBrowser,
-  setUpAdministrator,
-  signIn,
-  startConsoleServer,
+  signedInLinksPage,
+  startConsoleAs,
   type ArrangingApi,
+  type FileBrowser,
   type ConsoleServer,
 } from './harness.ts'
 
@@ -29,7 +26,6 @@ let provider: OpenAiStandIn
 let pages: Server
 let pagesUrl = ''
 let browser: FileBrowser
-let context: BrowserContext
 let page: Page
 let api: ArrangingApi
 
@@ -57,9 +53,7 @@ beforeAll(async () => {
       content: JSON.stringify({ title: facts.page_title, slug: word, tags: ['reading', topic] }),
     }
   }
-  server = await startConsoleServer()
-  browser = await openBrowser()
-  api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
+  ;({ server, browser, api } = await startConsoleAs(ADA))
   await api('/api/admin/settings/ai', {
     method: 'PUT',
     body: {
@@ -77,15 +71,7 @@ beforeAll(async () => {
     method: 'POST',
     body: { url: `${pagesUrl}/tagged`, title: 'tagged', tag_ids: [reading.id] },
   })
-  context = await browser.newContext({
-    baseURL: server.baseUrl,
-    viewport: { width: 1280, height: 800 },
-    locale: 'en-US',
-  })
-  page = await context.newPage()
-  await page.goto('/login')
-  await signIn(page, ADA)
-  await page.waitForURL(`${server.baseUrl}/links`)
+  ;({ page } = await signedInLinksPage(server, browser, ADA))
 }, 120_000)
 
 afterAll(async () => {

@@ -8,13 +8,11 @@
 import type { BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
-  arrangingApi,
-  openBrowser,
-  type FileBrowser,
-  setUpAdministrator,
-  signIn,
-  startConsoleServer,
+  createTeamWithMember,
+  signedInLinksPage,
+  startConsoleAs,
   type ArrangingApi,
+  type FileBrowser,
   type ConsoleServer,
 } from './harness.ts'
 
@@ -35,33 +33,13 @@ let collectionId = ''
 const linkIds = new Map<string, string>()
 const pageErrors: string[] = []
 
-async function signedInPage(
-  who: typeof ADA,
-  viewport: { width: number; height: number },
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ baseURL: server.baseUrl, viewport, locale: 'en-US' })
-  const page = await context.newPage()
-  page.setDefaultTimeout(10_000)
-  page.on('pageerror', (error) => pageErrors.push(error.message))
-  await page.goto('/login')
-  await signIn(page, who)
-  await page.waitForURL(`${server.baseUrl}/links`)
-  return { context, page }
-}
+const signedInPage = (who: typeof ADA, viewport: { width: number; height: number }) =>
+  signedInLinksPage(server, browser, who, { viewport, errors: pageErrors, defaultTimeout: 10_000 })
 
 beforeAll(async () => {
-  server = await startConsoleServer()
-  browser = await openBrowser()
-  api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
+  ;({ server, browser, api } = await startConsoleAs(ADA))
   await api('/api/admin/checklist', { method: 'PUT', body: { dismissed: true } })
-  const mia = await api('/api/admin/users', { method: 'POST', body: MIA })
-  const team = await api('/api/admin/teams', { method: 'POST', body: { name: 'Platform' } })
-  const me = await api('/api/users/me')
-  for (const userId of [me.id, mia.id])
-    await api(`/api/admin/teams/${team.id as string}/members`, {
-      method: 'POST',
-      body: { user_id: userId },
-    })
+  const { team } = await createTeamWithMember(api, MIA, 'Platform')
   for (const [index, title] of ORDERED.entries()) {
     const link = await api('/api/links', {
       method: 'POST',

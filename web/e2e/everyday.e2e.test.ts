@@ -297,6 +297,64 @@ describe('the audit log is readable', () => {
     await context.close()
   }, 120_000)
 
+  it("at 1280 px a target's kind is above its whole name (an email, a token's), and the filters line up at the top (German)", async () => {
+    // A refused sign-in: its actor is "nobody signed in", the longest text in the actor column.
+    expect(
+      (
+        await api('/api/auth/login', {
+          method: 'POST',
+          body: { email: ADMIN.email, password: 'not-the-password' },
+        })
+      ).status,
+    ).toBe(401)
+    const created = await api('/api/tokens', {
+      method: 'POST',
+      token: adminJwt,
+      body: { name: 'screenshot-token', permissions: ['links:read'] },
+    })
+    expect(created.status).toBe(201)
+    await setAdminLanguage('de')
+    const { context, page } = await signIn(ADMIN)
+    await page.goto('/admin/audit')
+    await expectHeading(page, 'Audit-Protokoll')
+    const target = page
+      .locator('[data-testid="audit"] tbody tr', { hasText: 'auth.login' })
+      .first()
+      .getByTestId('audit-target')
+    expect(await target.textContent()).toContain(ADMIN.email)
+    // The lines the address takes on screen: one, never "margaret@example.co" then "m".
+    const lines = await target.evaluate((element) => {
+      const range = document.createRange()
+      range.selectNodeContents(element.lastChild!)
+      return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size
+    })
+    expect(lines).toBe(1)
+    // A token's name is whole on the line below its kind, never "API token screenshot-" / "token".
+    const token = page
+      .locator('[data-testid="audit"] tbody tr', { hasText: 'token.create' })
+      .first()
+      .getByTestId('audit-target')
+    expect(
+      await token.evaluate((element) => {
+        const kind = element.firstElementChild!.getBoundingClientRect()
+        const range = document.createRange()
+        range.selectNodeContents(element.lastChild!)
+        const name = [...range.getClientRects()]
+        return { below: name.every((rect) => rect.top >= kind.bottom - 1), lines: name.length }
+      }),
+    ).toEqual({ below: true, lines: 1 })
+    // Action carries help below it; every field's label starts at the same height all the same.
+    const tops = await page
+      .locator('form[role="search"] > .field')
+      .evaluateAll((fields) => fields.map((field) => Math.round(field.getBoundingClientRect().top)))
+    expect(tops).toHaveLength(4)
+    expect(new Set(tops).size).toBe(1)
+    expect(await tablesOverflow(page)).toBeLessThanOrEqual(1)
+    await checkAccessibility(page, 'audit log (de, 1280 px)')
+    await context.close()
+    await setAdminLanguage('en')
+  }, 120_000)
+
   // The date fields follow the console's language, not the browser's: each case runs in a browser
   // set to the other language. Keys are typed segment by segment, in the order the language writes.
   for (const { language, browserLocale, message, order, since, until, later, shown } of [

@@ -349,3 +349,68 @@ export async function signIn(
   await page.getByLabel(labels.password, { exact: true }).fill(who.password)
   await page.getByRole('button', { name: labels.submit, exact: true }).click()
 }
+
+/**
+ * A fresh console: the built server, Chromium, and `administrator` set up as the instance's first
+ * administrator, with `api` arranging things as them.
+ */
+export async function startConsoleAs(administrator: {
+  name: string
+  email: string
+  password: string
+}): Promise<{ server: ConsoleServer; browser: FileBrowser; api: ArrangingApi }> {
+  const server = await startConsoleServer()
+  const browser = await openBrowser()
+  const api = arrangingApi(server, (await setUpAdministrator(server, administrator)).token)
+  return { server, browser, api }
+}
+
+/**
+ * `member` made a person by the administrator of `api`, and a team named `name` of the two of them.
+ */
+export async function createTeamWithMember(
+  api: ArrangingApi,
+  member: { name: string; email: string; password: string },
+  name: string,
+): Promise<{ member: Record<string, unknown>; team: { id: string } }> {
+  const created = await api('/api/admin/users', { method: 'POST', body: member })
+  const team = (await api('/api/admin/teams', { method: 'POST', body: { name } })) as {
+    id: string
+  }
+  const me = await api('/api/users/me')
+  for (const userId of [me.id, created.id])
+    await api(`/api/admin/teams/${team.id}/members`, { method: 'POST', body: { user_id: userId } })
+  return { member: created, team }
+}
+
+/**
+ * A page in a context of its own (at `viewport`, 1280 × 800 unless given, in English), signed in
+ * as `who` and on the Links page. `errors` collects the page's script errors; `defaultTimeout`
+ * replaces playwright's 30 s; `watch` sees the page before it loads anything.
+ */
+export async function signedInLinksPage(
+  server: ConsoleServer,
+  browser: FileBrowser,
+  who: { email: string; password: string },
+  options: {
+    viewport?: { width: number; height: number }
+    errors?: string[]
+    defaultTimeout?: number
+    watch?: (page: Page) => void
+  } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    baseURL: server.baseUrl,
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    locale: 'en-US',
+  })
+  const page = await context.newPage()
+  if (options.defaultTimeout !== undefined) page.setDefaultTimeout(options.defaultTimeout)
+  const errors = options.errors
+  if (errors !== undefined) page.on('pageerror', (error) => errors.push(error.message))
+  options.watch?.(page)
+  await page.goto('/login')
+  await signIn(page, who)
+  await page.waitForURL(`${server.baseUrl}/links`)
+  return { context, page }
+}

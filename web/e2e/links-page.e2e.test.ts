@@ -710,17 +710,29 @@ describe('in German', () => {
     expect(await page.getByLabel('Ordner zusätzlich zu Schlagwörtern machen').isChecked()).toBe(
       false,
     )
+    // The file picker speaks German in an English browser: its button and "no file" are the
+    // console's; a click on the button opens the browser's file chooser, and the name shows.
+    const picker = page.locator('.file-picker')
+    await picker.getByText('Keine Datei ausgewählt').waitFor()
+    const choose = (await picker.getByText('Datei auswählen', { exact: true }).boundingBox())!
+    const [chooser] = await Promise.all([
+      page.waitForEvent('filechooser'),
+      page.mouse.click(choose.x + choose.width / 2, choose.y + choose.height / 2),
+    ])
     // The import's preview, in German: the new tags named before anything is written.
-    await page.getByLabel('Lesezeichendatei').setInputFiles({
+    await chooser.setFiles({
       name: 'neu.json',
       mimeType: 'application/json',
       buffer: Buffer.from(
         JSON.stringify([{ url: 'https://vorschau.example/', tags: ['Vorschau', 'vorschaus'] }]),
       ),
     })
+    await picker.getByText('neu.json').waitFor()
+    expect(await picker.getByText('Keine Datei ausgewählt').count()).toBe(0)
+    expect(await page.getByLabel('Lesezeichendatei').getAttribute('type')).toBe('file')
     await page.getByRole('button', { name: 'Lesezeichen importieren' }).click()
     const preview = page.getByRole('region', { name: 'Vor dem Import' })
-    expect(await preview.locator('p').textContent()).toBe('1 Link, 1 neues Schlagwort: Vorschau')
+    expect(await preview.locator('p').textContent()).toBe('1 Link, 1 neues Schlagwort: Vorschau.')
     await checkAccessibility(page, 'import preview (de)')
     await preview.getByRole('button', { name: 'Ohne neue Schlagwörter importieren' }).click()
     const report = page.getByTestId('import-report')

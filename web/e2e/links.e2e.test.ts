@@ -8,7 +8,7 @@
 import fs from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   arrangingApi,
@@ -275,7 +275,18 @@ describe('links, go-links and the command palette in Chromium', () => {
     const preview = page.getByRole('region', { name: 'Before importing' })
     await preview.waitFor()
     expect(await preview.locator('p').textContent()).toBe(
-      '2 links, 1 new tag: ops 1 bookmark will be skipped.',
+      '2 links, 1 new tag: ops. 1 bookmark will be skipped.',
+    )
+    // The import itself is the preview's primary action, styled as the page's other one (neither
+    // under the pointer).
+    await page.mouse.move(0, 0)
+    const primary = (button: Locator) =>
+      button.evaluate((element) => {
+        const style = getComputedStyle(element)
+        return `${style.backgroundColor} ${style.color} ${style.borderTopColor}`
+      })
+    expect(await primary(preview.getByRole('button', { name: 'Import with new tags' }))).toBe(
+      await primary(page.getByRole('button', { name: 'Import bookmarks' })),
     )
     await expect
       .poll(() => page.evaluate(() => document.activeElement?.textContent))
@@ -346,7 +357,7 @@ describe('links, go-links and the command palette in Chromium', () => {
       ),
     })
     await page.getByRole('button', { name: 'Import bookmarks' }).click()
-    expect(await preview.locator('p').textContent()).toBe('1 link, 1 new tag: Brand new')
+    expect(await preview.locator('p').textContent()).toBe('1 link, 1 new tag: Brand new.')
     await preview.getByRole('button', { name: 'Import without new tags' }).click()
     await report.getByText('1 link imported.').waitFor()
     expect(await report.textContent()).toContain('0 tags created.')
@@ -354,6 +365,20 @@ describe('links, go-links and the command palette in Chromium', () => {
     expect(await report.getByTestId('import-new-tags').textContent()).toBe('Brand new')
     expect(await report.getByRole('link', { name: 'ops', exact: true }).count()).toBe(1)
     await checkAccessibility('import report (new tags left out)')
+    // Past 20 new names the sentence names the first 20 "among" them, still one sentence.
+    const topics = Array.from({ length: 22 }, (_, i) => `topic-${String(i + 1).padStart(2, '0')}`)
+    await page.getByLabel('Bookmark file').setInputFiles({
+      name: 'topics.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(JSON.stringify([{ url: 'https://topics.example.com/', tags: topics }])),
+    })
+    await page.getByRole('button', { name: 'Import bookmarks' }).click()
+    const first20 = new Intl.ListFormat('en', { type: 'conjunction' }).format(topics.slice(0, 20))
+    await expect
+      .poll(() => preview.locator('p').textContent())
+      .toBe(`1 link, 22 new tags, among them ${first20}.`)
+    await preview.getByRole('button', { name: 'Cancel' }).click()
+    await expect.poll(() => preview.count()).toBe(0)
     await page.getByLabel('Bookmark file').setInputFiles({
       name: 'bookmarks.html',
       mimeType: 'text/html',

@@ -21,6 +21,7 @@ import {
 import {
   apiRequest,
   openBrowser,
+  recordActivity,
   type FileBrowser,
   setUpAdministrator,
   SIGN_IN_LABELS,
@@ -318,6 +319,7 @@ describe('organizations and billing in Chromium', () => {
     // …and in English, at a phone's width too.
     const colleague = await newContext()
     const page = await colleague.newPage()
+    const lately = recordActivity(page)
     await page.goto('/login')
     await signIn(page, COLLEAGUE)
     await page.waitForURL(`${server.baseUrl}/links`)
@@ -325,6 +327,10 @@ describe('organizations and billing in Chromium', () => {
     await pending
       .getByText(`${OWNER.name} invited you to join Operations as administrator.`)
       .waitFor()
+      .catch(async (error: unknown) => {
+        const shown = (await page.locator('main').innerText()).slice(0, 400)
+        throw new Error(`no invitation notice: ${lately()}; main: ${shown}`, { cause: error })
+      })
     await checkAccessibility(page, 'links with an invitation waiting')
     await page.setViewportSize({ width: 390, height: 844 })
     const answer = pending.getByRole('link', { name: 'Answer the invitation' })

@@ -364,6 +364,66 @@ async function shootSuggestions(page: Page, combo: Combo, suffix = ''): Promise<
   await page.keyboard.press('Escape')
 }
 
+/**
+ * A browser's bookmark file as people export it: folders, Firefox's keywords and tags, two
+ * addresses the Links page has already (handbook, status), tags the person has (docs, ops) and
+ * three they have not, and a bookmarklet.
+ */
+const BOOKMARK_FILE = `<!DOCTYPE NETSCAPE-Bookmark-file-1>
+<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">
+<TITLE>Bookmarks</TITLE>
+<H1>Bookmarks Menu</H1>
+<DL><p>
+    <DT><H3 ADD_DATE="1700000000">Work</H3>
+    <DL><p>
+        <DT><A HREF="https://wiki.example.com/handbook" TAGS="docs">Handbook</A>
+        <DT><A HREF="https://status.example.com/" SHORTCUTURL="status" TAGS="ops">Status</A>
+        <DT><A HREF="https://grafana.example.com/d/latency" TAGS="ops,dashboards">Latency</A>
+        <DT><A HREF="https://ci.example.com/pipelines" TAGS="ops,dashboards">CI pipelines</A>
+        <DT><H3>Hiring</H3>
+        <DL><p>
+            <DT><A HREF="https://jobs.example.com/platform" TAGS="hiring">Platform engineer</A>
+            <DT><A HREF="https://docs.example.com/interviews" TAGS="hiring,docs">Interviews</A>
+        </DL><p>
+    </DL><p>
+    <DT><A HREF="https://design.example.com/tokens" TAGS="design-system">Design tokens</A>
+    <DT><A HREF="https://news.example.org/">News</A>
+    <DT><A HREF="javascript:void(document.title)">Page title bookmarklet</A>
+</DL><p>
+`
+
+/**
+ * The import's preview (a dry run, so each combination sees the same file's preview): how many
+ * links, the new tags by name, how many bookmarks are skipped. Cancelled: nothing is written.
+ */
+async function shootImportPreview(page: Page, combo: Combo, suffix = ''): Promise<void> {
+  await page.goto('/links/import-export')
+  await page.locator('input[name="file"]').setInputFiles({
+    name: 'bookmarks.html',
+    mimeType: 'text/html',
+    buffer: Buffer.from(BOOKMARK_FILE),
+  })
+  await page.locator('#import-heading ~ form button[type="submit"]').click()
+  const preview = page.locator('[data-testid="import-preview"]')
+  await preview.waitFor()
+  await preview.evaluate((region) => region.scrollIntoView({ block: 'end' }))
+  await shoot(page, 'links-import-preview', combo, suffix)
+  await preview.locator('button').last().click()
+  await preview.waitFor({ state: 'detached' })
+}
+
+/** The Links page's tag filter open, a few letters typed, the tags that contain them listed. */
+async function shootTagFilter(page: Page, combo: Combo, suffix = ''): Promise<void> {
+  await page.goto('/links')
+  await page.locator('[data-testid="links"] tbody tr').first().waitFor()
+  const input = page.locator('.links-filter-tag input')
+  await input.click()
+  await input.pressSequentially('o')
+  await page.locator('.combobox-popover [role="option"]').nth(2).waitFor()
+  await shoot(page, 'links-tag-filter', combo, suffix)
+  await page.keyboard.press('Escape')
+}
+
 async function shootLinks(page: Page, combo: Combo): Promise<void> {
   await page.goto('/links')
   await page.locator('[data-testid="links"] tbody tr').first().waitFor()
@@ -515,13 +575,23 @@ async function shootAdminPages(combo: Combo, data: AdminData): Promise<void> {
   await page.getByTestId('provider-presets').getByRole('button', { name: 'Keycloak' }).click()
   await page.getByTestId('callback-url').waitFor()
   await shoot(page, 'admin-provider-preset', combo)
-  await page.goto(`/admin/users/${data.memberId}`)
+  await shootReauth(page, combo, data.memberId)
+  await ctx.close()
+}
+
+/**
+ * The re-authentication dialog: an administrator changes a person's email address and is asked
+ * for their own password. Cancelled, so the address stays as it was.
+ */
+async function shootReauth(page: Page, combo: Combo, memberId: string, suffix = ''): Promise<void> {
+  await page.goto(`/admin/users/${memberId}`)
   await page.locator('[data-testid="user-facts"]').waitFor()
   await page.locator('input[name="email"]').fill('grace@navy.example')
   await page.locator('form button[type="submit"]').first().click()
   await page.locator('input[name="current_password"]').waitFor()
-  await shoot(page, 'admin-reauth', combo)
-  await ctx.close()
+  await shoot(page, 'admin-reauth', combo, suffix)
+  await page.keyboard.press('Escape')
+  await page.locator('input[name="current_password"]').waitFor({ state: 'detached' })
 }
 
 async function main(): Promise<void> {
@@ -608,6 +678,8 @@ async function main(): Promise<void> {
       await shootLinks(page, combo)
       await shootSuggestions(page, combo)
       await shootLinksMore(page, combo)
+      await shootTagFilter(page, combo)
+      await shootImportPreview(page, combo)
       if (combo.language === 'en' && combo.theme === 'light') await shootCollections(page, combo)
       await page.goto('/account')
       await shoot(page, 'profile', combo)
@@ -696,6 +768,8 @@ async function main(): Promise<void> {
       await linksPhonePage.locator('[data-testid="links"] tbody tr').first().waitFor()
       await shoot(linksPhonePage, 'links', combo, '-phone')
       await shootSuggestions(linksPhonePage, combo, '-phone')
+      await shootTagFilter(linksPhonePage, combo, '-phone')
+      await shootImportPreview(linksPhonePage, combo, '-phone')
       if (combo.language === 'de' && combo.theme === 'dark')
         await shootCollections(linksPhonePage, combo, '-phone')
       await linksPhone.close()
@@ -729,6 +803,7 @@ async function main(): Promise<void> {
         await phonePage.locator(ready).first().waitFor()
         await shoot(phonePage, name, combo, '-mobile')
       }
+      await shootReauth(phonePage, combo, adminData.memberId, '-mobile')
       await shootGoPages(phonePage, combo, '-mobile')
       await phone.close()
     }

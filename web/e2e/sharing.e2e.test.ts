@@ -6,17 +6,17 @@
  * read-only, "Shared by" the team, in German, at 390 px without sideways scrolling. Axe on each
  * view, in both themes.
  */
-import type { BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   arrangingApi,
-  openBrowser,
-  type FileBrowser,
-  setUpAdministrator,
+  createTeamWithMember,
   SIGN_IN_LABELS,
+  signedInLinksPage,
   signIn,
-  startConsoleServer,
+  startConsoleAs,
   type ArrangingApi,
+  type FileBrowser,
   type ConsoleServer,
 } from './harness.ts'
 import * as checks from './checks.ts'
@@ -27,7 +27,6 @@ const TITLES = ['Alpha runbook', 'Beta dashboard', 'Gamma wiki'] as const
 
 let server: ConsoleServer
 let browser: FileBrowser
-let context: BrowserContext
 let page: Page
 let api: ArrangingApi
 let miaApi: ArrangingApi
@@ -46,18 +45,9 @@ async function scrollsSideways(target: Page): Promise<boolean> {
 }
 
 beforeAll(async () => {
-  server = await startConsoleServer()
-  browser = await openBrowser()
-  api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
+  ;({ server, browser, api } = await startConsoleAs(ADA))
   await api('/api/admin/checklist', { method: 'PUT', body: { dismissed: true } })
-  const mia = await api('/api/admin/users', { method: 'POST', body: MIA })
-  const team = await api('/api/admin/teams', { method: 'POST', body: { name: 'Platform' } })
-  const me = await api('/api/users/me')
-  for (const userId of [me.id, mia.id])
-    await api(`/api/admin/teams/${team.id as string}/members`, {
-      method: 'POST',
-      body: { user_id: userId },
-    })
+  await createTeamWithMember(api, MIA, 'Platform')
   for (const [index, title] of TITLES.entries()) {
     const link = await api('/api/links', {
       method: 'POST',
@@ -77,17 +67,10 @@ beforeAll(async () => {
   miaApi = arrangingApi(server, ((await login.json()) as { token: string }).token)
   await miaApi('/api/users/me', { method: 'PATCH', body: { language: 'de' } })
 
-  context = await browser.newContext({
-    baseURL: server.baseUrl,
-    viewport: { width: 1280, height: 800 },
-    locale: 'en-US',
-  })
-  page = await context.newPage()
-  page.setDefaultTimeout(10_000)
-  page.on('pageerror', (error) => pageErrors.push(error.message))
-  await page.goto('/login')
-  await signIn(page, ADA)
-  await page.waitForURL(`${server.baseUrl}/links`)
+  ;({ page } = await signedInLinksPage(server, browser, ADA, {
+    errors: pageErrors,
+    defaultTimeout: 10_000,
+  }))
 }, 120_000)
 
 afterAll(async () => {

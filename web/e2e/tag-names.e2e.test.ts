@@ -8,13 +8,10 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as checks from './checks.ts'
 import {
-  arrangingApi,
-  openBrowser,
-  type FileBrowser,
-  setUpAdministrator,
-  signIn,
-  startConsoleServer,
+  signedInLinksPage,
+  startConsoleAs,
   type ArrangingApi,
+  type FileBrowser,
   type ConsoleServer,
 } from './harness.ts'
 
@@ -32,9 +29,7 @@ const byIdRequests: string[] = []
 const pageErrors: string[] = []
 
 beforeAll(async () => {
-  server = await startConsoleServer()
-  browser = await openBrowser()
-  api = arrangingApi(server, (await setUpAdministrator(server, ADA)).token)
+  ;({ server, browser, api } = await startConsoleAs(ADA))
   await api('/api/admin/checklist', { method: 'PUT', body: { dismissed: true } })
   for (let i = 1; i <= TAGS; i++)
     last = (await api('/api/tags', { method: 'POST', body: { name: tagName(i) } })) as {
@@ -51,19 +46,13 @@ beforeAll(async () => {
       method: 'POST',
       body: { url: `https://bulk.example/${title.split(' ')[1]}`, title },
     })
-  const context = await browser.newContext({
-    baseURL: server.baseUrl,
-    viewport: { width: 1280, height: 800 },
-    locale: 'en-US',
-  })
-  page = await context.newPage()
-  page.on('pageerror', (error) => pageErrors.push(error.message))
-  page.on('request', (request) => {
-    if (/\/api\/tags\?(.*&)?ids=/.test(request.url())) byIdRequests.push(request.url())
-  })
-  await page.goto('/login')
-  await signIn(page, ADA)
-  await page.waitForURL(`${server.baseUrl}/links`)
+  ;({ page } = await signedInLinksPage(server, browser, ADA, {
+    errors: pageErrors,
+    watch: (watched) =>
+      watched.on('request', (request) => {
+        if (/\/api\/tags\?(.*&)?ids=/.test(request.url())) byIdRequests.push(request.url())
+      }),
+  }))
 }, 180_000)
 
 afterAll(async () => {

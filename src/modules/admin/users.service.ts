@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../db/client.js'
 import { pageWindow } from '../../db/keyset.js'
 import { AppError } from '../../errors.js'
 import { toPage, type Page } from '../../lib/pagination.js'
-import { recordAudit } from '../audit/service.js'
+import { recordAudit, recordAudits } from '../audit/service.js'
 import type { RequestContext, Caller } from '../../identity/caller.js'
 import { revokeUserSessions } from '../../identity/sessions.repo.js'
 import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
@@ -155,26 +155,33 @@ export async function updateUser(
         ? await revokeAllApiTokens(tx, userId, now)
         : 0
     if (changesCredentials) await deleteUnusedResetLinks(tx, userId)
-    await recordAudit(tx, deps.clock, ctx, {
-      action: 'admin.user_update',
-      actor: caller.user,
-      target: { type: 'user', id: userId },
-      metadata: {
-        fields: Object.keys(fields)
-          .concat(patch.password !== undefined ? ['password'] : [])
-          .sort(),
-        sessions_revoked: sessionsRevoked,
-        tokens_revoked: tokensRevoked,
-      },
-    })
-    if (patch.disabled !== undefined && patch.disabled !== user.disabled) {
-      await recordAudit(tx, deps.clock, ctx, {
-        action: patch.disabled ? 'admin.user_disable' : 'admin.user_enable',
+    // Read before the audit append, which holds the audit tree's head until the commit.
+    const updated = (await findAdminUser(tx, userId))!
+    const target = { type: 'user', id: userId }
+    await recordAudits(tx, deps.clock, ctx, [
+      {
+        action: 'admin.user_update',
         actor: caller.user,
-        target: { type: 'user', id: userId },
-      })
-    }
-    return (await findAdminUser(tx, userId))!
+        target,
+        metadata: {
+          fields: Object.keys(fields)
+            .concat(patch.password !== undefined ? ['password'] : [])
+            .sort(),
+          sessions_revoked: sessionsRevoked,
+          tokens_revoked: tokensRevoked,
+        },
+      },
+      ...(patch.disabled !== undefined && patch.disabled !== user.disabled
+        ? [
+            {
+              action: patch.disabled ? 'admin.user_disable' : 'admin.user_enable',
+              actor: caller.user,
+              target,
+            },
+          ]
+        : []),
+    ])
+    return updated
   })
 }
 

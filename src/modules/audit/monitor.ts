@@ -1,6 +1,7 @@
 /**
  * Watching the audit log: the database integrity check (integrity.ts) at start and then
- * hourly, its result kept for the console and logged, and the administrators mailed when it fails;
+ * hourly (from the prefix the last one verified, integrity-prefix.ts), its result kept for the
+ * console and logged, and the administrators mailed when it fails;
  * and once a day the current signed checkpoint sent outside the server — mailed to the
  * administrators and, when one is set, POSTed to the anchoring webhook (lib/outbound.ts rules) — so
  * a checkpoint exists that someone who can write to the database cannot rewrite.
@@ -15,7 +16,8 @@ import type { Deps } from '../../deps.js'
 import { createOutboundFetch } from '../../lib/outbound.js'
 import { isMailConfigured, sendMail } from '../mail/service.js'
 import { makeCheckpoint } from './checkpoints.js'
-import { checkDatabase, type IntegrityResult } from './integrity.js'
+import { checkDatabaseFully, type IntegrityResult, type VerifiedPrefix } from './integrity.js'
+import { checkSince } from './integrity-prefix.js'
 import {
   claimAnchoring,
   listActiveAdminEmails,
@@ -53,9 +55,24 @@ async function mailAdministrators(deps: Deps, subject: string, text: string): Pr
   return sent
 }
 
-/** Runs the check, records and logs it, and mails the administrators about a new failure. */
-export async function runIntegrityCheck(deps: Deps): Promise<IntegrityResult> {
-  const result = await checkDatabase(deps)
+/** What the last passed check verified, per running service (integrity-prefix.ts). */
+const verified = new WeakMap<Deps, VerifiedPrefix>()
+
+/**
+ * Runs the check, records and logs it, and mails the administrators about a new failure. `full`:
+ * the whole log; otherwise from what the last passed check of this process verified (the hourly
+ * check), with the same findings
+ * (docs/decisions/0054-periodic-audit-check-from-a-verified-prefix.md).
+ */
+export async function runIntegrityCheck(
+  deps: Deps,
+  { full = true }: { full?: boolean } = {},
+): Promise<IntegrityResult> {
+  const { result, prefix, from } = full
+    ? await checkDatabaseFully(deps)
+    : await checkSince(deps, verified.get(deps) ?? null)
+  if (prefix === null) verified.delete(deps)
+  else verified.set(deps, prefix)
   const problem = result.problem === null ? null : describeProblem(result.problem)
   const news = await recordCheck(deps.db, {
     at: deps.clock.now().toISOString(),
@@ -65,7 +82,7 @@ export async function runIntegrityCheck(deps: Deps): Promise<IntegrityResult> {
   })
   if (result.ok) {
     deps.logger.info(
-      { leaves: result.size, checkpoints: result.checkpoints },
+      { leaves: result.size, checkpoints: result.checkpoints, from },
       'audit log integrity check passed',
     )
     return result
@@ -181,13 +198,24 @@ async function postCheckpoint(
 /** The check at start and hourly; the anchoring tried hourly (one instance sends once a day). */
 export function installAuditMonitor(app: FastifyInstance, deps: Deps): void {
   const timers: NodeJS.Timeout[] = []
+  let started = false
+  // The whole log at start; then hourly from what the last passed check verified.
   const check = () => {
-    runIntegrityCheck(deps).catch((error: Error) =>
-      deps.logger.error(
-        { error: { message: error.message } },
-        'could not run the audit log integrity check',
-      ),
-    )
+    const full = !started
+    started = true
+    runIntegrityCheck(deps, { full })
+      .catch((error: Error) =>
+        deps.logger.error(
+          { error: { message: error.message } },
+          'could not run the audit log integrity check',
+        ),
+      )
+      // What the whole check read is garbage now, which an idle service would keep until its heap
+      // grew enough for V8 to collect it: one memory-reducing collection returns it (start.ts does
+      // the same before listening; `gc` is there with the settings of process-settings.ts).
+      .finally(() => {
+        if (full) globalThis.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+      })
   }
   const anchor = () => {
     anchorCheckpoint(deps).catch((error: Error) =>

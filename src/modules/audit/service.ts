@@ -11,7 +11,13 @@ import { toPage, type Page } from '../../lib/pagination.js'
 import type { Clock } from '../../lib/time.js'
 import type { RequestContext } from '../../identity/caller.js'
 import { queueSecurityNotification } from '../notifications/queue.js'
-import { insertAuditEvent, listAuditEvents, type AuditEventRow, type AuditFilter } from './repo.js'
+import {
+  insertAuditEvents,
+  listAuditEvents,
+  type AuditEvent,
+  type AuditEventRow,
+  type AuditFilter,
+} from './repo.js'
 import { findTargetLabels } from './labels.repo.js'
 import type { AuditMetadata } from './fact-keys.js'
 import type { AuditEventListItem, AuditEventView, AuditLogQuery } from './schemas.js'
@@ -49,31 +55,50 @@ export async function recordAudit(
   ctx: RequestContext,
   entry: AuditEntry,
 ): Promise<void> {
-  const subjectUserId = subjectOf(entry)
+  await recordAudits(ex, clock, ctx, [entry])
+}
+
+/**
+ * Several events of one change, in this order, as recordAudit writes one: every notification
+ * first, then one append for all of them — the append locks the audit tree's head until the commit
+ * (docs/decisions/0047-audit-appends-flush-after-commit.md), so it is the transaction's last
+ * statement, and a second append would be one more round trip under the lock.
+ */
+export async function recordAudits(
+  ex: Executor,
+  clock: Clock,
+  ctx: RequestContext,
+  entries: AuditEntry[],
+): Promise<void> {
   const userAgent = ctx.userAgent?.slice(0, USER_AGENT_MAX) ?? null
-  const metadata = entry.metadata ?? {}
-  await queueSecurityNotification(ex, clock, {
-    action: entry.action,
-    subjectUserId,
-    actorId: entry.actor?.id ?? null,
-    ip: ctx.ip,
-    userAgent,
-    metadata,
-  })
+  const events: AuditEvent[] = []
+  for (const entry of entries) {
+    const subjectUserId = subjectOf(entry)
+    const metadata = entry.metadata ?? {}
+    await queueSecurityNotification(ex, clock, {
+      action: entry.action,
+      subjectUserId,
+      actorId: entry.actor?.id ?? null,
+      ip: ctx.ip,
+      userAgent,
+      metadata,
+    })
+    events.push({
+      at: clock.now().toISOString(),
+      actorId: entry.actor?.id ?? null,
+      actorEmail: entry.actor?.email ?? null,
+      action: entry.action,
+      targetType: entry.target?.type ?? null,
+      targetId: entry.target?.id ?? null,
+      ip: ctx.ip,
+      userAgent,
+      subjectUserId,
+      metadata,
+    })
+  }
   // Last: the append locks the tree head until commit, so every other write of the change comes
   // first.
-  await insertAuditEvent(ex, {
-    at: clock.now().toISOString(),
-    actorId: entry.actor?.id ?? null,
-    actorEmail: entry.actor?.email ?? null,
-    action: entry.action,
-    targetType: entry.target?.type ?? null,
-    targetId: entry.target?.id ?? null,
-    ip: ctx.ip,
-    userAgent,
-    subjectUserId,
-    metadata,
-  })
+  await insertAuditEvents(ex, events)
 }
 
 /**

@@ -3,10 +3,11 @@
  * signed checkpoints and the monitor row. Hashes are stored as lowercase hex. The head is written
  * with every append; the nodes only up to its `materialized_size` (checkpoints.ts materializeTree).
  */
-import { CompiledQuery } from 'kysely'
+import { createHash } from 'node:crypto'
+import { CompiledQuery, sql, type ExpressionBuilder } from 'kysely'
 import { isPostgres } from '../../db/engine.js'
 import { ASYNC_COMMIT, flushAfterCommit } from '../../db/flush-after-commit.js'
-import type { Executor, Timestamp } from '../../db/schema.js'
+import type { Database, Executor, Timestamp } from '../../db/schema.js'
 import { Frontier, type NodeId } from '../../lib/merkle.js'
 import { KEY_ROTATION_ACTION } from './key-chain.js'
 import { LEAF_COLUMNS, type StoredEvent } from './leaf.js'
@@ -40,6 +41,13 @@ function frontierOf(row: { size: number; frontier: string }): Frontier {
   return new Frontier(Number(row.size), [...lastFrontier.hashes])
 }
 
+/** PostgreSQL: the head, locked; `also`, more of the select list. */
+const lockHeadPostgres = (also: string) =>
+  CompiledQuery.raw(
+    `select "size", "frontier"${also} from "audit_tree_head" where "id" = $1 for update`,
+    [HEAD_ID],
+  )
+
 /**
  * The append's two statements on the head, as fixed SQL: built and compiled by Kysely on every
  * call they cost more than running them (about a quarter of an audited write's extra cost on
@@ -51,13 +59,9 @@ const LOCK_HEAD = {
     HEAD_ID,
   ]),
   // The lock's transaction commits without holding the head through the WAL flush, and reports
-  // its commit after it (db/flush-after-commit.ts).
-  postgres: flushAfterCommit(
-    CompiledQuery.raw(
-      `select "size", "frontier", ${ASYNC_COMMIT} from "audit_tree_head" where "id" = $1 for update`,
-      [HEAD_ID],
-    ),
-  ),
+  // its commit after it; with POSTGRES_AUDIT_COMMIT=plain the plain lock runs in its place and
+  // the transaction commits as any other (db/flush-after-commit.ts).
+  postgres: flushAfterCommit(lockHeadPostgres(`, ${ASYNC_COMMIT}`), lockHeadPostgres('')),
 }
 const UPDATE_HEAD = {
   sqlite: 'update "audit_tree_head" set "size" = ?, "frontier" = ? where "id" = ?',
@@ -255,26 +259,39 @@ export async function listInnerNodes(
   return new Map(rows.map((r) => [`${r.level}:${Number(r.idx)}`, r.hash]))
 }
 
-/** Events that are not leaves of the tree (written around the tree, or renumbered out of it). */
+/**
+ * Events that are not leaves of the tree (written around the tree, or renumbered out of it): beyond
+ * both `size` and the head as it is now. Events appended while a check ran are leaves of the head
+ * by then (an append writes both in one transaction), not events outside the tree.
+ */
 export async function countEventsOutsideTree(
   ex: Executor,
   size: number,
 ): Promise<{ count: number; firstId: string | null }> {
+  const outside = (eb: ExpressionBuilder<Database, 'audit_events'>) =>
+    eb.or([
+      eb('leaf_index', 'is', null),
+      eb.and([
+        eb('leaf_index', '>=', size),
+        eb(
+          'leaf_index',
+          '>=',
+          eb.selectFrom('audit_tree_head').select('size').where('id', '=', HEAD_ID),
+        ),
+      ]),
+      eb('leaf_index', '<', 0),
+    ])
   const rows = await ex
     .selectFrom('audit_events')
     .select(['id'])
-    .where((eb) =>
-      eb.or([eb('leaf_index', 'is', null), eb('leaf_index', '>=', size), eb('leaf_index', '<', 0)]),
-    )
+    .where(outside)
     .orderBy('at')
     .limit(1)
     .execute()
   const count = await ex
     .selectFrom('audit_events')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where((eb) =>
-      eb.or([eb('leaf_index', 'is', null), eb('leaf_index', '>=', size), eb('leaf_index', '<', 0)]),
-    )
+    .where(outside)
     .executeTakeFirstOrThrow()
   return { count: Number(count.n), firstId: rows[0]?.id ?? null }
 }
@@ -532,4 +549,57 @@ export async function releaseAnchoring(
     .where('id', '=', MONITOR_ID)
     .where(column, '=', claimed)
     .execute()
+}
+
+/**
+ * Which stored nodes a span of leaves [from, to) owns: its leaf hashes, and each node above the
+ * leaves whose last leaf, (idx + 1) × 2^level − 1, lies in the span.
+ */
+function nodesEndingIn(from: number, to: number) {
+  const ranges = [sql`("level" = 0 and "idx" >= ${from} and "idx" < ${to})`]
+  for (let level = 1; 2 ** level <= to; level++) {
+    const width = 2 ** level
+    const first = Math.ceil((from + 1) / width) - 1
+    const last = Math.floor(to / width) - 1
+    if (first <= last) ranges.push(sql`("level" = ${level} and "idx" between ${first} and ${last})`)
+  }
+  return sql.join(ranges, sql` or `)
+}
+
+/**
+ * A SHA-256 (hex) of every stored row of leaves [from, to): each event's columns (quoted, so a
+ * NULL and a text differ) and the nodes the span owns. PostgreSQL computes it itself; SQLite's
+ * rows are hashed here. The same rows give the same digest on one database, which is all it is for
+ * (integrity-prefix.ts): it is not the leaf hash.
+ */
+export async function digestLeafSpan(ex: Executor, from: number, to: number): Promise<string> {
+  const nodes = nodesEndingIn(from, to)
+  if (isPostgres(ex)) {
+    const { rows } = await sql<{ digest: string }>`select encode(sha256(convert_to(
+        coalesce((select string_agg(concat_ws(',', "leaf_index", quote_nullable("id"),
+          quote_nullable("at"), quote_nullable("actor_id"), quote_nullable("actor_email"),
+          quote_nullable("action"), quote_nullable("target_type"), quote_nullable("target_id"),
+          quote_nullable("ip"), quote_nullable("user_agent"), quote_nullable("subject_user_id"),
+          quote_nullable("metadata")), E'\n' order by "leaf_index")
+          from "audit_events" where "leaf_index" >= ${from} and "leaf_index" < ${to}), '')
+        || E'\n--\n' ||
+        coalesce((select string_agg(concat_ws(':', "level", "idx", quote_nullable("hash")), E'\n'
+          order by "level", "idx") from "audit_tree_nodes" where ${nodes}), ''),
+        'UTF8')), 'hex') as "digest"`.execute(ex)
+    return rows[0]!.digest
+  }
+  const events = await sql<{ line: string }>`select "leaf_index" || ',' || quote("id") || ','
+      || quote("at") || ',' || quote("actor_id") || ',' || quote("actor_email") || ','
+      || quote("action") || ',' || quote("target_type") || ',' || quote("target_id") || ','
+      || quote("ip") || ',' || quote("user_agent") || ',' || quote("subject_user_id") || ','
+      || quote("metadata") as "line"
+    from "audit_events" where "leaf_index" >= ${from} and "leaf_index" < ${to}
+    order by "leaf_index"`.execute(ex)
+  const stored = await sql<{ line: string }>`select "level" || ':' || "idx" || ':' || quote("hash")
+      as "line" from "audit_tree_nodes" where ${nodes} order by "level", "idx"`.execute(ex)
+  return createHash('sha256')
+    .update(events.rows.map((r) => r.line).join('\n'))
+    .update('\n--\n')
+    .update(stored.rows.map((r) => r.line).join('\n'))
+    .digest('hex')
 }

@@ -79,9 +79,10 @@ function redactedBy(event: LeafEvent): number[] {
  * the first problem (and every later call returns it again).
  */
 export class LogVerifier {
-  readonly #tree = Frontier.empty()
+  readonly #tree: Frontier
   readonly #roots: SignedRoot[]
   readonly #size: number
+  readonly #start: number
   #problem: Problem | null = null
   /**
    * The first entry whose leaf index was not the next one: resolved as missing or reordered at the
@@ -100,8 +101,12 @@ export class LogVerifier {
 
   /**
    * `size`: how many leaves the log must have; `roots`: signed roots to meet on the way, any order.
+   * `start`: the tree of leaves already verified (the entries then begin at its size, and every
+   * root must be at least that size).
    */
-  constructor(size: number, roots: SignedRoot[]) {
+  constructor(size: number, roots: SignedRoot[], start: Frontier = Frontier.empty()) {
+    this.#tree = new Frontier(start.size, [...start.hashes])
+    this.#start = start.size
     this.#size = size
     this.#roots = [...roots].sort((a, b) => a.size - b.size)
     this.#checkRoots()
@@ -109,6 +114,11 @@ export class LogVerifier {
 
   get size(): number {
     return this.#tree.size
+  }
+
+  /** A copy of the tree of the leaves added so far. */
+  frontier(): Frontier {
+    return new Frontier(this.#tree.size, [...this.#tree.hashes])
   }
 
   get problem(): Problem | null {
@@ -209,7 +219,8 @@ export class LogVerifier {
     ) {
       const signed = this.#roots[this.#rootsChecked]!
       if (signed.size === this.#tree.size && !this.#tree.root().equals(signed.root)) {
-        const from = this.#rootsChecked === 0 ? 0 : this.#roots[this.#rootsChecked - 1]!.size
+        const from =
+          this.#rootsChecked === 0 ? this.#start : this.#roots[this.#rootsChecked - 1]!.size
         const firstRedacted = this.#redacted.find((i) => i >= from)
         this.fail(
           signed.mismatch === 'not consistent'

@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely'
 import type { Executor, Timestamp } from '../../db/schema.js'
+import { lockRowsInIdOrder } from '../../db/row-locks.js'
 import { collectionVisibleTo } from '../links/visibility.js'
 
 export interface CollectionRecord {
@@ -201,6 +202,18 @@ export async function lockLinksOfCollection(
       : row.organization_id === collection.organization_id,
   )
   return new Set(owned.filter((row) => wanted.has(row.id)).map((row) => row.id))
+}
+
+/**
+ * Locks the links the collection holds (FOR UPDATE, in id order, until the transaction ends;
+ * PostgreSQL), before a write that changes what their readers keep of them (their tags).
+ */
+export async function lockLinksOfCollectionInIdOrder(ex: Executor, id: string): Promise<void> {
+  await lockRowsInIdOrder(
+    ex,
+    'links',
+    sql<boolean>`id in (select collection_links.link_id from collection_links where collection_links.collection_id = ${id})`,
+  )
 }
 
 /** Replaces the collection's links by these, in this order, each with its slug key. */

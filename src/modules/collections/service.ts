@@ -1,7 +1,8 @@
 /**
  * Collections (docs/API.md#collections): a person's or an organization's named, ordered set of
  * links. Shared with teams (`team_ids`), a collection shows its links to their members, read-only,
- * without sharing each link (links/visibility.ts). Deleting a collection never deletes its links.
+ * without sharing each link (links/visibility.ts); a team removed from it takes the tags of its
+ * members who no longer see a link off that link. Deleting a collection never deletes its links.
  * Who may change one mirrors links: the owner of a personal collection; the creator (while a
  * member) and the owners and admins of an organization's.
  */
@@ -11,11 +12,12 @@ import type { Executor } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
 import { newId } from '../../lib/ids.js'
 import type { Caller, RequestContext } from '../../identity/caller.js'
-import { recordAudit } from '../audit/service.js'
+import { recordAudits, type AuditEntry } from '../audit/service.js'
 import { organizationNotFound, requirePermission } from '../organizations/access.js'
 import { can, type Role } from '../organizations/roles.js'
 import { assertReachable } from '../links/service.js'
 import { shareableTeams, teamNotFound } from '../links/shares.service.js'
+import { dropTagsOfNonReadersInCollection } from '../links/ownership.repo.js'
 import {
   addCollectionTeams,
   deleteCollection as deleteCollectionRow,
@@ -25,6 +27,7 @@ import {
   listVisibleCollections,
   lockCollection,
   lockLinksOfCollection,
+  lockLinksOfCollectionInIdOrder,
   removeCollectionTeams,
   replaceCollectionLinks,
   updateCollection as updateCollectionRow,
@@ -121,15 +124,16 @@ export async function getCollection(
   return view
 }
 
-/** Sets the collection's teams, auditing the difference (`collection.share`, `.unshare`). */
+/**
+ * Sets the collection's teams; returns the audit entries of the difference (`collection.share`,
+ * `.unshare`), for the caller to record as its transaction's last statement.
+ */
 async function setTeams(
   tx: Executor,
-  deps: Deps,
   caller: Caller,
-  ctx: RequestContext,
   id: string,
   teamIds: readonly string[],
-): Promise<void> {
+): Promise<AuditEntry[]> {
   const current = (await findTeamsOfCollections(tx, [id])).get(id) ?? []
   const had = new Set(current.map((team) => team.id))
   const wanted = new Set(teamIds)
@@ -154,18 +158,31 @@ async function setTeams(
     id,
     removed.map((team) => team.id),
   )
-  for (const [action, teams] of [
-    ['collection.share', added],
-    ['collection.unshare', removed],
-  ] as const) {
-    if (teams.length === 0) continue
-    await recordAudit(tx, deps.clock, ctx, {
+  if (removed.length > 0) {
+    // The removed teams' members who no longer see a link of it lose their tags on it. The
+    // collection, then its links in id order, are locked first, as every writer of a collection
+    // and its links takes them (db/row-locks.ts).
+    await lockCollection(tx, id)
+    await lockLinksOfCollectionInIdOrder(tx, id)
+    await dropTagsOfNonReadersInCollection(
+      tx,
+      id,
+      removed.map((team) => team.id),
+    )
+  }
+  return (
+    [
+      ['collection.share', added],
+      ['collection.unshare', removed],
+    ] as const
+  )
+    .filter(([, teams]) => teams.length > 0)
+    .map(([action, teams]) => ({
       action,
       actor: caller.user,
       target: { type: 'collection', id },
       metadata: { team_ids: teams.map((team) => team.id), teams: teams.map((team) => team.name) },
-    })
-  }
+    }))
 }
 
 export async function createCollection(
@@ -194,8 +211,10 @@ export async function createCollection(
       if (isForeignKeyViolation(error)) throw organizationNotFound()
       throw error
     }
-    if (body.team_ids !== undefined) await setTeams(tx, deps, caller, ctx, id, body.team_ids)
-    return viewOf(tx, userId, id)
+    const shares = body.team_ids === undefined ? [] : await setTeams(tx, caller, id, body.team_ids)
+    const view = await viewOf(tx, userId, id)
+    await recordAudits(tx, deps.clock, ctx, shares)
+    return view
   })
 }
 
@@ -213,8 +232,10 @@ export async function updateCollection(
       ...(body.description !== undefined && { description: body.description }),
       updated_at: deps.clock.now().toISOString(),
     })
-    if (body.team_ids !== undefined) await setTeams(tx, deps, caller, ctx, id, body.team_ids)
-    return viewOf(tx, caller.user.id, id)
+    const shares = body.team_ids === undefined ? [] : await setTeams(tx, caller, id, body.team_ids)
+    const view = await viewOf(tx, caller.user.id, id)
+    await recordAudits(tx, deps.clock, ctx, shares)
+    return view
   })
 }
 

@@ -220,54 +220,47 @@ function candidateOf(row: CandidateRow) {
 /**
  * The go redirect's one statement (a redirect costs about what /api/users/me does): the
  * session's lookup (identity/sessions.repo.ts liveSessionQuery) with the slug's forwarding links
- * the user sees left-joined to it (found by index probes: links/visibility.ts
- * forwardingWithSlugKey), only as much of each as a redirect needs, and on every row the link the
- * user chose for the slug. One row per link, or one row without a link; none when the session is
- * not live. Compiled once and prepared on PostgreSQL: one statement, without the organization
- * joins or sort that only the chooser needs (it reads the links whole;
- * docs/decisions/0012-go-redirect-one-statement.md).
+ * the user sees left-joined to it (found by index probes: `candidates`, from links/visibility.ts),
+ * only as much of each as a redirect needs, and on every row the link the user chose for the slug.
+ * One row per link, or one row without a link; none when the session is not live. Compiled once
+ * and prepared on PostgreSQL: one statement, without the organization joins or sort that only the
+ * chooser needs (it reads the links whole; docs/decisions/0012-go-redirect-one-statement.md).
+ * With `askInTeam`, each row also says whether the user is in a team (`inTeam`; null when not
+ * asked).
  */
-const selectSessionWithGoCandidates = precompiled(
-  ['sessionId', 'userId', 'slugKey'],
-  (ex, p) =>
-    liveSessionQuery(ex, p.sessionId)
-      .leftJoin(forwardingWithSlugKey(ex, p.userId, p.slugKey).as('candidates'), (join) =>
-        join.onTrue(),
-      )
-      .select([
-        'candidates.id as link_id',
-        'candidates.url as link_url',
-        'candidates.organization_id as link_organization_id',
-        preferredLinkColumn(p.userId, p.slugKey),
-      ]),
-  (row) => ({ session: liveSessionOf(row), ...candidateOf(row) }),
-)
+function goStatement(
+  candidates: typeof forwardingWithSlugKey | typeof ownForwardingWithSlugKey,
+  askInTeam: boolean,
+) {
+  return precompiled(
+    ['sessionId', 'userId', 'slugKey'],
+    (ex, p) =>
+      liveSessionQuery(ex, p.sessionId)
+        .leftJoin(candidates(ex, p.userId, p.slugKey).as('candidates'), (join) => join.onTrue())
+        .select([
+          'candidates.id as link_id',
+          'candidates.url as link_url',
+          'candidates.organization_id as link_organization_id',
+          preferredLinkColumn(p.userId, p.slugKey),
+        ])
+        .$if(askInTeam, (query) => query.select(inSomeTeam(p.userId).as('in_team'))),
+    (row) => ({
+      session: liveSessionOf(row),
+      ...candidateOf(row),
+      inTeam: askInTeam ? Boolean(row.in_team) : null,
+    }),
+  )
+}
+
+/** Every forwarding link with the slug that the user sees, team shares included. */
+const selectSessionWithGoCandidates = goStatement(forwardingWithSlugKey, false)
 
 /**
  * The same for a user in no team: the personal and the organizations' links only, and whether the
  * user is in a team after all — then the answer is incomplete and the statement above is asked
  * (docs/decisions/0043-go-team-shares-only-for-team-members.md).
  */
-const selectSessionWithOwnGoCandidates = precompiled(
-  ['sessionId', 'userId', 'slugKey'],
-  (ex, p) =>
-    liveSessionQuery(ex, p.sessionId)
-      .leftJoin(ownForwardingWithSlugKey(ex, p.userId, p.slugKey).as('candidates'), (join) =>
-        join.onTrue(),
-      )
-      .select([
-        'candidates.id as link_id',
-        'candidates.url as link_url',
-        'candidates.organization_id as link_organization_id',
-        preferredLinkColumn(p.userId, p.slugKey),
-        inSomeTeam(p.userId).as('in_team'),
-      ]),
-  (row) => ({
-    session: liveSessionOf(row),
-    ...candidateOf(row),
-    inTeam: Boolean(row.in_team),
-  }),
-)
+const selectSessionWithOwnGoCandidates = goStatement(ownForwardingWithSlugKey, true)
 
 /**
  * The users of this database found in a team, in the order found: the redirect asks for their team

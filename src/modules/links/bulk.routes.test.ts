@@ -13,6 +13,7 @@ import {
 } from '../../../test/helpers/factories.js'
 import { createLink, createTag, type LinkJson } from '../../../test/helpers/links.js'
 import { createOrgWithRoles, type OrgWithRoles } from '../../../test/helpers/organizations.js'
+import { addTeamMember, createTeam } from '../../../test/helpers/teams.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 let org: OrgWithRoles
@@ -136,6 +137,59 @@ describe('bulk actions on links', () => {
         })
       ).statusCode,
     ).toBe(404)
+  })
+
+  it('takes the tags of people who no longer see a moved link off it, as a transfer does', async () => {
+    const admin = await createSignedInUser(t, { isAdmin: true })
+    const team = await createTeam(t, admin.token)
+    await addTeamMember(t, admin.token, team.id, org.member.user.id)
+    await addTeamMember(t, admin.token, team.id, org.admin.user.id)
+    const [a, b] = await Promise.all([
+      createLink(t, org.member.token, {
+        url: 'https://tagged-a.example/',
+        organization_id: org.id,
+      }),
+      createLink(t, org.member.token, {
+        url: 'https://tagged-b.example/',
+        organization_id: org.id,
+      }),
+    ])
+    // Link a is shared with a team the organization's admin is in as well.
+    const teamed = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/links/${a.id}`,
+      headers: bearer(org.member.token),
+      payload: { team_ids: [team.id] },
+    })
+    expect(teamed.statusCode).toBe(200)
+    const tags = new Map<SignedIn, string>()
+    for (const user of [org.owner, org.admin, org.member]) {
+      const tag = await createTag(t, user.token, 'moved-away')
+      tags.set(user, tag.id)
+      const added = await bulk(user, { action: 'add_tag', tag_id: tag.id, link_ids: [a.id, b.id] })
+      expect(added.json()).toEqual({ action: 'add_tag', count: 2 })
+    }
+    const made = await bulk(org.member, {
+      action: 'share',
+      organization_id: null,
+      link_ids: [a.id, b.id],
+    })
+    expect(made.json()).toEqual({ action: 'share', count: 2 })
+    const tagsOn = async (linkId: string) =>
+      (
+        await t.deps.db
+          .selectFrom('link_tags')
+          .select('tag_id')
+          .where('link_id', '=', linkId)
+          .execute()
+      )
+        .map((row) => row.tag_id)
+        .sort()
+    // The owner sees neither now, the admin still sees a through the team, the member owns both.
+    expect(await tagsOn(a.id)).toEqual([tags.get(org.admin)!, tags.get(org.member)!].sort())
+    expect(await tagsOn(b.id)).toEqual([tags.get(org.member)!])
+    expect((await getLink(org.admin, a.id)).tag_ids).toEqual([tags.get(org.admin)])
+    expect((await getLink(org.member, b.id)).tag_ids).toEqual([tags.get(org.member)])
   })
 
   it("refuses all when one link may not be changed: a member deleting the owner's shared link (403), nothing deleted", async () => {

@@ -20,7 +20,7 @@ import {
   moveLinks,
   removeTagFromLinks,
 } from './repo.js'
-import { dropEntriesOfOtherOwners, purgeDeletedLinks } from './ownership.repo.js'
+import { dropAfterOwnerChange, purgeDeletedLinks } from './ownership.repo.js'
 import { moveToRecentlyDeleted, restoreHorizon } from './ownership.service.js'
 import type { BulkLinksBody, BulkLinksResult } from './schemas.js'
 import {
@@ -74,7 +74,9 @@ export async function bulkLinks(
           changed = links.filter((link) => link.organization_id !== to)
           const moved = changed.map((link) => link.id)
           await moveLinks(tx, moved, owner, now)
-          await dropEntriesOfOtherOwners(tx, moved)
+          // As a transfer does: out of the former owner's collections, then the tags of people
+          // who no longer see a link (through those collections or the former owner) go too.
+          await dropAfterOwnerChange(tx, moved)
           break
         }
         case 'delete':

@@ -1,5 +1,5 @@
 /** SQL for a link's ownership: transfer, and recently deleted links kept 30 days, restorable. */
-import { sql, type Selectable } from 'kysely'
+import { sql, type RawBuilder, type Selectable } from 'kysely'
 import { visibleTo } from './visibility.js'
 import type { DeletedLinksTable, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
@@ -211,13 +211,71 @@ export async function setLinkOwner(
 }
 
 /**
- * Drops the tags of people who no longer see the link (each user's tags are their own; a link gone
- * from view keeps none of theirs).
+ * Deletes the tags, on the links `links` selects, of the people who do not see those links (each
+ * user's tags are their own; a link gone from view keeps none of theirs) — among the members of
+ * `teamIds` only, when given: a team unshared loses sight for its members alone. Each tag is
+ * checked by its own tag and link (primary keys), never against everyone's tags. visibleTo is
+ * NULL, not false, for an organization's link and someone outside it: hence the coalesce.
  */
-export async function dropTagsOfNonReaders(ex: Executor, linkId: string): Promise<void> {
-  await sql`delete from link_tags where link_id = ${linkId} and tag_id in (select tags.id from tags, links where links.id = ${linkId} and not ${visibleTo(sql.ref('tags.user_id'))})`.execute(
+async function deleteTagsOfNonReaders(
+  ex: Executor,
+  links: RawBuilder<boolean>,
+  teamIds?: readonly string[],
+): Promise<void> {
+  if (teamIds !== undefined && teamIds.length === 0) return
+  const among =
+    teamIds === undefined
+      ? sql``
+      : sql` and tags.user_id in (select team_members.user_id from team_members where team_members.team_id in (${sql.join(teamIds)}))`
+  await sql`delete from link_tags where ${links} and exists (select 1 from tags, links where tags.id = link_tags.tag_id and links.id = link_tags.link_id${among} and not coalesce(${visibleTo(sql.ref('tags.user_id'))}, false))`.execute(
     ex,
   )
+}
+
+/**
+ * Drops the tags of people who no longer see the links: everyone's after a change of owner, the
+ * members' of `teamIds` after those teams were unshared.
+ */
+export async function dropTagsOfNonReaders(
+  ex: Executor,
+  linkIds: readonly string[],
+  teamIds?: readonly string[],
+): Promise<void> {
+  if (linkIds.length === 0) return
+  await deleteTagsOfNonReaders(
+    ex,
+    sql<boolean>`link_tags.link_id in (${sql.join(linkIds)})`,
+    teamIds,
+  )
+}
+
+/**
+ * After `teamIds` were unshared from the collection: drops the tags of their members who no
+ * longer see the collection's links.
+ */
+export async function dropTagsOfNonReadersInCollection(
+  ex: Executor,
+  collectionId: string,
+  teamIds: readonly string[],
+): Promise<void> {
+  await deleteTagsOfNonReaders(
+    ex,
+    sql<boolean>`link_tags.link_id in (select collection_links.link_id from collection_links where collection_links.collection_id = ${collectionId})`,
+    teamIds,
+  )
+}
+
+/**
+ * What a change of owner drops, in this order: the links' entries in the collections their new
+ * owner may not hold them in (and with them the sight of the teams those are shared with), then
+ * the tags of everyone who no longer sees them. Every path that changes a link's owner calls it.
+ */
+export async function dropAfterOwnerChange(
+  ex: Executor,
+  linkIds: readonly string[],
+): Promise<void> {
+  await dropEntriesOfOtherOwners(ex, linkIds)
+  await dropTagsOfNonReaders(ex, linkIds)
 }
 
 /**
@@ -225,10 +283,7 @@ export async function dropTagsOfNonReaders(ex: Executor, linkId: string): Promis
  * its owner's collections (the person's, or the organization's), so after a change of owner it
  * leaves the former owner's — and the teams those are shared with stop seeing it through them.
  */
-export async function dropEntriesOfOtherOwners(
-  ex: Executor,
-  linkIds: readonly string[],
-): Promise<void> {
+async function dropEntriesOfOtherOwners(ex: Executor, linkIds: readonly string[]): Promise<void> {
   if (linkIds.length === 0) return
   await ex
     .deleteFrom('collection_links')

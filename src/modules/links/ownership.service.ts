@@ -27,8 +27,7 @@ import {
   type VisibleLink,
 } from './repo.js'
 import {
-  dropEntriesOfOtherOwners,
-  dropTagsOfNonReaders,
+  dropAfterOwnerChange,
   findExistingTagIds,
   findRestorable,
   insertDeletedLink,
@@ -305,10 +304,8 @@ export async function transferLink(
         if (isForeignKeyViolation(error)) throw organizationNotFound()
         throw error
       }
-      // Out of the former owner's collections before the tags go: members of the teams those are
-      // shared with no longer see it, so their tags on it go as well.
-      await dropEntriesOfOtherOwners(tx, [linkId])
-      await dropTagsOfNonReaders(tx, linkId)
+      // Out of the former owner's collections, then the tags of those who no longer see it.
+      await dropAfterOwnerChange(tx, [linkId])
       await recordAudit(tx, deps.clock, ctx, {
         action: 'link.transfer',
         actor: caller.user,

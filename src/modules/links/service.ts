@@ -34,6 +34,7 @@ import {
   replaceOwnLinkTags,
   updateLink as updateLinkRow,
   findLinkIdBySlug,
+  lockLinksInIdOrder,
   type LinkColumns,
   type LinkFilters,
   type LinkOwner,
@@ -60,6 +61,8 @@ import {
   syncSlugKeys,
 } from './shares.repo.js'
 import { setLinkTeams } from './shares.service.js'
+import { dropAfterOwnerChange } from './ownership.repo.js'
+import { recordAudits } from '../audit/service.js'
 import { lookupKey, writeKey } from './slug-matching.js'
 
 export function linkNotFound(): AppError {
@@ -363,9 +366,14 @@ export async function createLink(
         throw error
       }
       await writeTags(tx, userId, id, input.tag_ids ?? [])
-      if (input.team_ids !== undefined && input.team_ids.length > 0)
-        await setLinkTeams(tx, deps, caller, ctx, id, input.team_ids)
-      return viewOf(tx, userId, id, firstDayOf(deps, CLICK_VIEW_DAYS))
+      const shares =
+        input.team_ids !== undefined && input.team_ids.length > 0
+          ? await setLinkTeams(tx, deps, caller, id, input.team_ids)
+          : []
+      // Read before the audit append, which holds the audit tree's head until the commit.
+      const view = await viewOf(tx, userId, id, firstDayOf(deps, CLICK_VIEW_DAYS))
+      await recordAudits(tx, deps.clock, ctx, shares)
+      return view
     })
   } catch (error) {
     throw slugTaken(error)
@@ -374,7 +382,9 @@ export async function createLink(
 
 /**
  * Changes a link. Moving it (`organization_id`) needs the right to change it where it is and
- * membership where it goes; made personal, it becomes the caller's.
+ * membership where it goes; made personal, it becomes the caller's. A move is a change of owner
+ * like a transfer (ownership.repo.ts dropAfterOwnerChange); removing teams drops their members'
+ * tags if they lose sight (shares.service.ts setLinkTeams).
  */
 export async function updateLink(
   deps: Deps,
@@ -387,6 +397,10 @@ export async function updateLink(
   const url = patch.url === undefined ? undefined : normalizeLinkUrl(patch.url)
   try {
     return await deps.db.transaction().execute(async (tx) => {
+      // A move or a change of teams drops other people's tags and collection entries: the link is
+      // locked first, as every writer of links locks them (repo.ts lockLinksInIdOrder), then read.
+      if (patch.organization_id !== undefined || patch.team_ids !== undefined)
+        await lockLinksInIdOrder(tx, [linkId])
       const link = reachableLink(caller, await findVisibleLink(tx, userId, linkId))
       assertMayChange(link, userId)
       const moveTo = patch.organization_id
@@ -418,9 +432,17 @@ export async function updateLink(
       }
       if (patch.tag_ids !== undefined) await writeTags(tx, userId, linkId, patch.tag_ids)
       if (changes.slug_key !== undefined) await syncSlugKeys(tx, [linkId])
-      if (patch.team_ids !== undefined)
-        await setLinkTeams(tx, deps, caller, ctx, linkId, patch.team_ids)
-      return viewOf(tx, userId, linkId, firstDayOf(deps, CLICK_VIEW_DAYS))
+      const shares =
+        patch.team_ids === undefined
+          ? []
+          : await setLinkTeams(tx, deps, caller, linkId, patch.team_ids)
+      // A change of owner, as a transfer: out of the former owner's collections, then the tags of
+      // those who no longer see it.
+      if (changes.organization_id !== undefined) await dropAfterOwnerChange(tx, [linkId])
+      // Read before the audit append, which holds the audit tree's head until the commit.
+      const view = await viewOf(tx, userId, linkId, firstDayOf(deps, CLICK_VIEW_DAYS))
+      await recordAudits(tx, deps.clock, ctx, shares)
+      return view
     })
   } catch (error) {
     throw slugTaken(error)

@@ -1,15 +1,16 @@
 /**
  * Sharing a link with teams (docs/API.md#links): whoever may change the link sets its teams. A
  * person adds only teams they are a member of, an administrator any team; any other team id is 404,
- * as an organization one is not in. Removing is open to whoever may change the link. Each change
- * is audited (`link.share`, `link.unshare`, naming the teams), in the same transaction.
+ * as an organization one is not in. Removing is open to whoever may change the link, and takes
+ * the tags of the removed teams' members who no longer see the link off it. Each change is audited
+ * (`link.share`, `link.unshare`, naming the teams), in the same transaction.
  */
 import type { Deps } from '../../deps.js'
 import { isForeignKeyViolation } from '../../db/client.js'
 import type { Executor } from '../../db/schema.js'
 import { AppError } from '../../errors.js'
-import type { Caller, RequestContext } from '../../identity/caller.js'
-import { recordAudit } from '../audit/service.js'
+import type { Caller } from '../../identity/caller.js'
+import type { AuditEntry } from '../audit/service.js'
 import {
   addLinkTeams,
   findShareableTeams,
@@ -19,6 +20,7 @@ import {
   removeLinkTeams,
   type TeamRef,
 } from './shares.repo.js'
+import { dropTagsOfNonReaders } from './ownership.repo.js'
 
 export function teamNotFound(): AppError {
   return new AppError('NOT_FOUND', {
@@ -55,15 +57,17 @@ export async function listShareableTeams(
   return { items: await listShareableTeamRows(deps.db, userId, MAX_SHAREABLE_TEAMS) }
 }
 
-/** Sets the link's teams to `teamIds`, inside the caller's transaction, auditing the difference. */
+/**
+ * Sets the link's teams to `teamIds`, inside the caller's transaction; returns the audit entries of
+ * the difference, for the caller to record as its transaction's last statement.
+ */
 export async function setLinkTeams(
   tx: Executor,
   deps: Deps,
   caller: Caller,
-  ctx: RequestContext,
   linkId: string,
   teamIds: readonly string[],
-): Promise<void> {
+): Promise<AuditEntry[]> {
   const current = (await findTeamsOfLinks(tx, [linkId])).get(linkId) ?? []
   const had = new Set(current.map((team) => team.id))
   const wanted = new Set(teamIds)
@@ -91,12 +95,21 @@ export async function setLinkTeams(
     linkId,
     removed.map((team) => team.id),
   )
-  for (const [action, teams] of [
-    ['link.share', added],
-    ['link.unshare', removed],
-  ] as const) {
-    if (teams.length === 0) continue
-    await recordAudit(tx, deps.clock, ctx, {
+  // The removed teams' members who no longer see the link lose their tags on it; who still sees
+  // it (another team, the organization, a collection) keeps theirs.
+  await dropTagsOfNonReaders(
+    tx,
+    [linkId],
+    removed.map((team) => team.id),
+  )
+  return (
+    [
+      ['link.share', added],
+      ['link.unshare', removed],
+    ] as const
+  )
+    .filter(([, teams]) => teams.length > 0)
+    .map(([action, teams]) => ({
       action,
       actor: caller.user,
       target: { type: 'link', id: linkId },
@@ -104,6 +117,5 @@ export async function setLinkTeams(
         team_ids: teams.map((team) => team.id),
         teams: teams.map((team) => team.name),
       },
-    })
-  }
+    }))
 }

@@ -1,6 +1,7 @@
 /** SQL for the instance's slug matching: re-keying every link when the rule changes. */
 import { sql, type RawBuilder } from 'kysely'
 import { isPostgres } from '../../db/engine.js'
+import { lockRowsInIdOrder } from '../../db/row-locks.js'
 import type { Executor } from '../../db/schema.js'
 import { syncSlugKeys } from './shares.repo.js'
 
@@ -56,8 +57,12 @@ export async function findFoldConflicts(ex: Executor, limit: number): Promise<Fo
   return [...byOwnerKey.values()].slice(0, limit)
 }
 
-/** Re-keys every link for the rule: folded, or only lower-cased. */
+/**
+ * Re-keys every link for the rule: folded, or only lower-cased. The links are locked in id order
+ * first, as every writer of several links locks them (db/row-locks.ts).
+ */
 export async function rekeyLinks(ex: Executor, fold: boolean): Promise<void> {
+  await lockRowsInIdOrder(ex, 'links', sql<boolean>`slug is not null`)
   await ex
     .updateTable('links')
     .set({ slug_key: fold ? folded(sql.ref('slug')) : sql<string>`lower(${sql.ref('slug')})` })

@@ -9,11 +9,18 @@ import { expectReason } from '../../../test/helpers/expect.js'
 import {
   bearer,
   createSignedInUser,
+  requestAs,
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
-import { createLink, type LinkJson } from '../../../test/helpers/links.js'
-import { addTeamMember, createTeam, removeTeamMember } from '../../../test/helpers/teams.js'
+import { createLink, createTag, type LinkJson } from '../../../test/helpers/links.js'
+import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
+import {
+  addTeamMember,
+  createTeam,
+  createTeamWithPeople,
+  removeTeamMember,
+} from '../../../test/helpers/teams.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 let admin: TestUser & SignedIn
@@ -24,26 +31,23 @@ let team: { id: string; name: string }
 let otherTeam: { id: string; name: string }
 
 beforeAll(async () => {
-  ;[admin, owner, member, outsider] = await Promise.all([
-    createSignedInUser(t, { isAdmin: true }),
-    createSignedInUser(t),
-    createSignedInUser(t),
-    createSignedInUser(t),
-  ])
-  team = await createTeam(t, admin.token, 'Platform')
+  let people: Array<TestUser & SignedIn>
+  ;({ admin, people, team } = await createTeamWithPeople(t, {
+    count: 3,
+    members: [0, 1],
+    name: 'Platform',
+  }))
+  ;[owner, member, outsider] = people as [
+    TestUser & SignedIn,
+    TestUser & SignedIn,
+    TestUser & SignedIn,
+  ]
   otherTeam = await createTeam(t, admin.token, 'Support')
-  await addTeamMember(t, admin.token, team.id, owner.user.id)
-  await addTeamMember(t, admin.token, team.id, member.user.id)
 })
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT'
-const call = (user: SignedIn, method: Method, url: string, payload?: unknown) =>
-  t.app.inject({
-    method,
-    url: `/api/links${url}`,
-    headers: bearer(user.token),
-    ...(payload !== undefined && { payload: payload as object }),
-  })
+const call = (user: SignedIn, method: Method, url: string, payload?: object) =>
+  requestAs(t, user, method, `/api/links${url}`, payload)
 const ids = (response: { json(): { items: Array<{ id: string }> } }) =>
   response.json().items.map((item) => item.id)
 const go = (user: SignedIn, slug: string) =>
@@ -166,6 +170,132 @@ describe('sharing a link with teams', () => {
       ['link.share', [team.id]],
       ['link.unshare', [team.id]],
     ])
+  })
+})
+
+describe('unsharing from a team', () => {
+  const tagOwnersOn = async (linkId: string) =>
+    (
+      await t.deps.db
+        .selectFrom('link_tags')
+        .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
+        .select('tags.user_id')
+        .where('link_tags.link_id', '=', linkId)
+        .execute()
+    )
+      .map((row) => row.user_id)
+      .sort()
+  let tagCount = 0
+  const tagAll = async (people: SignedIn[], linkIds: string[]) => {
+    for (const person of people) {
+      const tag = await createTag(t, person.token, `unshared-${(tagCount += 1)}`)
+      const added = await call(person, 'POST', '/bulk', {
+        action: 'add_tag',
+        tag_id: tag.id,
+        link_ids: linkIds,
+      })
+      expect(added.statusCode).toBe(200)
+    }
+  }
+  let teams: Array<{ id: string }>
+  let gone: TestUser & SignedIn
+  let both: TestUser & SignedIn
+  let inOrg: TestUser & SignedIn
+  let viaCollection: TestUser & SignedIn
+  beforeAll(async () => {
+    teams = []
+    for (let n = 0; n < 3; n += 1) teams.push(await createTeam(t, admin.token))
+    ;[gone, both, inOrg, viaCollection] = await Promise.all([
+      createSignedInUser(t),
+      createSignedInUser(t),
+      createSignedInUser(t),
+      createSignedInUser(t),
+    ])
+    const [first, second, third] = teams.map((team) => team.id) as [string, string, string]
+    const memberships: Array<[string, Array<TestUser & SignedIn>]> = [
+      [first, [owner, gone, both, inOrg, viaCollection]],
+      [second, [owner, both]],
+      [third, [owner, viaCollection]],
+    ]
+    for (const [teamId, people] of memberships)
+      for (const person of people) await addTeamMember(t, admin.token, teamId, person.user.id)
+  })
+
+  it('takes the tags of the removed team’s members who no longer see the link off it', async () => {
+    const [first, second, third] = teams.map((team) => team.id) as [string, string, string]
+    const org = (await createOrganization(t, owner.token)).id
+    await addOrgMember(t, owner.token, org, inOrg, 'member')
+    const link = await createLink(t, owner.token, {
+      url: 'https://unshared.example/',
+      organization_id: org,
+      team_ids: [first, second],
+    })
+    const collection = await requestAs(t, owner, 'POST', '/api/collections', {
+      name: 'Third team',
+      organization_id: org,
+      team_ids: [third],
+    })
+    expect(collection.statusCode).toBe(201)
+    const put = await requestAs(t, owner, 'PUT', `/api/collections/${collection.json().id}/links`, {
+      link_ids: [link.id],
+    })
+    expect(put.statusCode).toBe(200)
+    await tagAll([owner, gone, both, inOrg, viaCollection], [link.id])
+    const unshared = await call(owner, 'PATCH', `/${link.id}`, { team_ids: [second] })
+    expect(unshared.statusCode).toBe(200)
+    expect((await call(gone, 'GET', `/${link.id}`)).statusCode).toBe(404)
+    // The others see it still: through the second team, the organization, the third team's
+    // collection (and the owner as the organization's).
+    expect(await tagOwnersOn(link.id)).toEqual(
+      [owner, both, inOrg, viaCollection].map((person) => person.user.id).sort(),
+    )
+    const audited = await t.deps.db
+      .selectFrom('audit_events')
+      .select(['action', 'metadata'])
+      .where('target_id', '=', link.id)
+      .where('action', '=', 'link.unshare')
+      .execute()
+    expect(audited.map((row) => JSON.parse(row.metadata).team_ids)).toEqual([[first]])
+  })
+
+  it('takes them off the links of a collection whose team is removed, too', async () => {
+    const [first, second, third] = teams.map((team) => team.id) as [string, string, string]
+    const [direct, only] = await Promise.all([
+      createLink(t, owner.token, { url: 'https://in-collection.example/', team_ids: [second] }),
+      createLink(t, owner.token, { url: 'https://only-collection.example/' }),
+    ])
+    const collection = async (teamIds: string[], links: string[]) => {
+      const created = await requestAs(t, owner, 'POST', '/api/collections', {
+        name: 'Shared',
+        team_ids: teamIds,
+      })
+      expect(created.statusCode).toBe(201)
+      const id: string = created.json().id
+      const put = await requestAs(t, owner, 'PUT', `/api/collections/${id}/links`, {
+        link_ids: links,
+      })
+      expect(put.statusCode).toBe(200)
+      return id
+    }
+    const unsharing = await collection([first], [direct.id, only.id])
+    await collection([third], [only.id])
+    await tagAll([owner, gone, both, viaCollection], [direct.id, only.id])
+    const updated = await requestAs(t, owner, 'PATCH', `/api/collections/${unsharing}`, {
+      team_ids: [],
+    })
+    expect(updated.statusCode).toBe(200)
+    expect(updated.json().team_ids).toEqual([])
+    // `direct` stays shared with the second team, `only` is in the third team's collection.
+    const ids = (people: Array<TestUser & SignedIn>) => people.map((p) => p.user.id).sort()
+    expect(await tagOwnersOn(direct.id)).toEqual(ids([owner, both]))
+    expect(await tagOwnersOn(only.id)).toEqual(ids([owner, viaCollection]))
+    const audited = await t.deps.db
+      .selectFrom('audit_events')
+      .select('action')
+      .where('target_id', '=', unsharing)
+      .orderBy('id')
+      .execute()
+    expect(audited.map((row) => row.action)).toEqual(['collection.share', 'collection.unshare'])
   })
 })
 

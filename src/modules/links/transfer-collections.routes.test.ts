@@ -7,18 +7,12 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
-import {
-  bearer,
-  createSignedInUser,
-  type SignedIn,
-  type TestUser,
-} from '../../../test/helpers/factories.js'
-import { createLink } from '../../../test/helpers/links.js'
+import { requestAs, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
+import { createLink, createTag } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
-import { addTeamMember, createTeam } from '../../../test/helpers/teams.js'
+import { createTeamWithPeople } from '../../../test/helpers/teams.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
-let admin: TestUser & SignedIn
 let alice: TestUser & SignedIn
 let bob: TestUser & SignedIn
 let reader: TestUser & SignedIn
@@ -27,28 +21,20 @@ let orgA: string
 let orgB: string
 
 beforeAll(async () => {
-  ;[admin, alice, bob, reader] = await Promise.all([
-    createSignedInUser(t, { isAdmin: true }),
-    createSignedInUser(t),
-    createSignedInUser(t),
-    createSignedInUser(t),
-  ])
-  team = await createTeam(t, admin.token)
-  await addTeamMember(t, admin.token, team.id, alice.user.id)
-  await addTeamMember(t, admin.token, team.id, reader.user.id)
+  let people: Array<TestUser & SignedIn>
+  ;({ people, team } = await createTeamWithPeople(t, { count: 3, members: [0, 2] }))
+  ;[alice, bob, reader] = people as [TestUser & SignedIn, TestUser & SignedIn, TestUser & SignedIn]
   orgA = (await createOrganization(t, alice.token)).id
   orgB = (await createOrganization(t, alice.token)).id
   await addOrgMember(t, alice.token, orgA, bob, 'member')
 })
 
-type Method = 'GET' | 'POST' | 'PUT'
-const api = (user: SignedIn, method: Method, url: string, payload?: object) =>
-  t.app.inject({
-    method,
-    url,
-    headers: bearer(user.token),
-    ...(payload !== undefined && { payload }),
-  })
+const api = (
+  user: SignedIn,
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH',
+  url: string,
+  payload?: object,
+) => requestAs(t, user, method, url, payload)
 
 /** A collection shared with the team, holding the links (of its owner: the person or `org`). */
 async function sharedCollection(links: string[], org: string | null = null): Promise<string> {
@@ -68,6 +54,33 @@ async function sharedCollection(links: string[], org: string | null = null): Pro
 async function heldBy(collectionId: string): Promise<string[]> {
   const listed = await api(alice, 'GET', `/api/links?collection_id=${collectionId}&limit=50`)
   return listed.json().items.map((item: { id: string }) => item.id)
+}
+
+/** Whose tags are on the link (by their owners' ids, sorted). */
+const tagOwnersOn = async (linkId: string) =>
+  (
+    await t.deps.db
+      .selectFrom('link_tags')
+      .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
+      .select('tags.user_id')
+      .where('link_tags.link_id', '=', linkId)
+      .execute()
+  )
+    .map((row) => row.user_id)
+    .sort()
+
+let tagCount = 0
+/** Each person puts a new tag of theirs on the links. */
+async function tagAll(people: SignedIn[], linkIds: string[]): Promise<void> {
+  for (const person of people) {
+    const tag = await createTag(t, person.token, `tag-${(tagCount += 1)}`)
+    const added = await api(person, 'POST', '/api/links/bulk', {
+      action: 'add_tag',
+      tag_id: tag.id,
+      link_ids: linkIds,
+    })
+    expect(added.statusCode).toBe(200)
+  }
 }
 
 const seenByReader = async (linkId: string) =>
@@ -132,6 +145,40 @@ describe('a link whose owner changes', () => {
     expect(await heldBy(collection)).toEqual([])
     expect(await seenByReader(given.id)).toBe(404)
     expect((await api(bob, 'GET', `/api/links/${given.id}`)).statusCode).toBe(200)
+  })
+
+  it('moved by a PATCH of organization_id leaves the collection; the tags of those who lose it go', async () => {
+    const moving = await createLink(t, alice.token, { url: 'https://patch-moving.example/' })
+    const collection = await sharedCollection([moving.id])
+    await tagAll([alice, reader], [moving.id])
+    const moved = await api(alice, 'PATCH', `/api/links/${moving.id}`, { organization_id: orgA })
+    expect(moved.statusCode).toBe(200)
+    expect(moved.json().organization_id).toBe(orgA)
+    expect(await heldBy(collection)).toEqual([])
+    expect(await seenByReader(moving.id)).toBe(404)
+    expect(await tagOwnersOn(moving.id)).toEqual([alice.user.id])
+    // From one organization to another: out of the first one's collection, and its member Bob,
+    // not in the second, loses his tag; Alice, in both, keeps hers.
+    const shared = await sharedCollection([moving.id], orgA)
+    await tagAll([bob, reader], [moving.id])
+    expect(await tagOwnersOn(moving.id)).toEqual(
+      [alice.user.id, bob.user.id, reader.user.id].sort(),
+    )
+    const again = await api(alice, 'PATCH', `/api/links/${moving.id}`, { organization_id: orgB })
+    expect(again.statusCode).toBe(200)
+    expect(await heldBy(shared)).toEqual([])
+    expect(await tagOwnersOn(moving.id)).toEqual([alice.user.id])
+  })
+
+  it('transferred to an organization, the tags of the team that loses it go', async () => {
+    const moving = await createLink(t, alice.token, { url: 'https://tagged-moving.example/' })
+    await sharedCollection([moving.id])
+    await tagAll([alice, reader], [moving.id])
+    const moved = await api(alice, 'POST', `/api/links/${moving.id}/transfer`, {
+      organization_id: orgA,
+    })
+    expect(moved.statusCode).toBe(200)
+    expect(await tagOwnersOn(moving.id)).toEqual([alice.user.id])
   })
 
   it('moved by a bulk share leaves the collection; one already there stays', async () => {

@@ -22,7 +22,7 @@ import { recordAudit } from '../audit/service.js'
 import { reserveUserMail } from '../mail/limits.js'
 import { isMailConfigured, sendMail } from '../mail/service.js'
 import { findUserById } from '../users/repo.js'
-import { dropEntriesOfOtherOwners, dropTagsOfNonReaders, setLinkOwner } from './ownership.repo.js'
+import { dropAfterOwnerChange, setLinkOwner } from './ownership.repo.js'
 import type { VisibleLink } from './repo.js'
 import type { TransferredLink } from './schemas.js'
 import { offerMail } from './transfer-offers.mail.js'
@@ -215,8 +215,7 @@ export async function acceptTransferOffer(
       if (isUniqueViolation(error)) throw new AppError('TRANSFER_SLUG_TAKEN', { details: 'slug' })
       throw error
     }
-    await dropEntriesOfOtherOwners(tx, [offer.link_id])
-    await dropTagsOfNonReaders(tx, offer.link_id)
+    await dropAfterOwnerChange(tx, [offer.link_id])
     await recordAudit(tx, deps.clock, ctx, {
       action: 'link.transfer',
       actor: caller.user,

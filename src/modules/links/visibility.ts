@@ -22,7 +22,10 @@ function teamLinkIds(user: string | RawBuilder<unknown>) {
   return sql`select link_teams.link_id from team_members inner join link_teams on link_teams.team_id = team_members.team_id where team_members.user_id = ${user} union all select collection_links.link_id from team_members inner join collection_teams on collection_teams.team_id = team_members.team_id inner join collection_links on collection_links.collection_id = collection_teams.collection_id where team_members.user_id = ${user}`
 }
 
-/** True for the `links` row when `user` (an id, or a reference to a user id column) may see it. */
+/**
+ * True for the `links` row when `user` (an id, or a reference to a user id column) may see it.
+ * Under NOT, coalesce it: for an organization's link and someone outside it, it is NULL.
+ */
 export function visibleTo(user: string | RawBuilder<unknown>): RawBuilder<boolean> {
   return sql<boolean>`(${sql.ref('links.user_id')} = ${user} or exists (select 1 from organization_members where organization_members.organization_id = ${sql.ref('links.organization_id')} and organization_members.user_id = ${user}) or ${sql.ref('links.id')} in (${teamLinkIds(user)}))`
 }

@@ -23,6 +23,7 @@ export async function migratedSchemaObjects(applied: string[]): Promise<Set<Sche
       sqlitePath: ':memory:',
       poolSize: 1,
       hotReads: 'pool',
+      auditCommit: 'grouped',
       readCache: false,
     },
     { warn: () => undefined },

@@ -435,13 +435,15 @@ export async function acceptInvitation(
       })
     }
     await insertMembership(tx, invitation.organization_id, caller.user.id, invitation.role, now)
+    // Read before the audit append, which holds the audit tree's head until the commit.
+    const joined = (await findOrganizationOfMember(tx, invitation.organization_id, caller.user.id))!
     await recordAudit(tx, deps.clock, ctx, {
       action: 'org.invitation_accept',
       actor: caller.user,
       target: { type: 'organization', id: invitation.organization_id },
       metadata: { invitation_id: invitation.id, user_id: caller.user.id, role: invitation.role },
     })
-    return (await findOrganizationOfMember(tx, invitation.organization_id, caller.user.id))!
+    return joined
   })
 }
 
@@ -490,13 +492,15 @@ export async function acceptMyInvitation(
     )
     if (invitation === null) throw noSuchInvitation()
     await insertMembership(tx, invitation.organization_id, caller.user.id, invitation.role, now)
+    // Read before the audit append, which holds the audit tree's head until the commit.
+    const joined = (await findOrganizationOfMember(tx, invitation.organization_id, caller.user.id))!
     await recordAudit(tx, deps.clock, ctx, {
       action: 'org.invitation_accept',
       actor: caller.user,
       target: { type: 'organization', id: invitation.organization_id },
       metadata: { invitation_id: invitation.id, user_id: caller.user.id, role: invitation.role },
     })
-    return (await findOrganizationOfMember(tx, invitation.organization_id, caller.user.id))!
+    return joined
   })
 }
 

@@ -2,8 +2,10 @@
  * SQL for organizations as their members see them: every read is joined to the caller's
  * membership, so an organization the caller does not belong to simply is not found.
  */
+import { sql } from 'kysely'
 import type { Executor, Timestamp } from '../../db/schema.js'
 import { byName, type PageWindow } from '../../db/keyset.js'
+import { lockRowsInIdOrder } from '../../db/row-locks.js'
 import type { Role } from './roles.js'
 
 /** An organization with the role of the member it was read for. */
@@ -102,6 +104,18 @@ export async function updateOrganization(
   changes: { name?: string; slug?: string; updated_at: Timestamp },
 ): Promise<void> {
   await ex.updateTable('organizations').set(changes).where('id', '=', organizationId).execute()
+}
+
+/**
+ * Locks what deleting the organization deletes with it, its collections and then its links, in id
+ * order (db/row-locks.ts): the deletion's cascade would take them in storage order.
+ */
+export async function lockOrganizationCollectionsAndLinks(
+  ex: Executor,
+  organizationId: string,
+): Promise<void> {
+  await lockRowsInIdOrder(ex, 'collections', sql<boolean>`organization_id = ${organizationId}`)
+  await lockRowsInIdOrder(ex, 'links', sql<boolean>`organization_id = ${organizationId}`)
 }
 
 export async function deleteOrganization(ex: Executor, organizationId: string): Promise<boolean> {

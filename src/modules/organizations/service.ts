@@ -15,6 +15,7 @@ import { requirePermission } from './access.js'
 import { insertMember } from './members.repo.js'
 import {
   deleteOrganization as deleteOrganizationRow,
+  lockOrganizationCollectionsAndLinks,
   findSlugsStartingWith,
   insertOrganization,
   listOrganizationsOfMember,
@@ -138,6 +139,7 @@ export async function deleteOrganization(
 ): Promise<void> {
   await deps.db.transaction().execute(async (tx) => {
     const organization = await requirePermission(tx, organizationId, caller.user.id, 'delete')
+    await lockOrganizationCollectionsAndLinks(tx, organizationId)
     await deleteOrganizationRow(tx, organizationId)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'org.delete',

@@ -8,7 +8,7 @@
 import type { Deps } from '../../deps.js'
 import { AppError, invalidField } from '../../errors.js'
 import { sha256Hex } from '../../lib/crypto.js'
-import { recordAudit } from '../audit/service.js'
+import { recordAudit, recordAudits } from '../audit/service.js'
 import type { Caller, RequestContext } from '../../identity/caller.js'
 import { issueSignIn, openSession, type SignIn } from '../../identity/session-issuer.js'
 import { findUserByEmail } from '../users/repo.js'
@@ -135,19 +135,22 @@ export async function signUpWithInvitation(
     })
     await insertMembership(tx, invitation.organization_id, user.id, invitation.role, now)
     const session = await openSession(deps, tx, user.id, ctx, { method: 'invitation' })
-    await recordAudit(tx, deps.clock, ctx, {
-      action: 'user.sign_up',
-      actor: user,
-      target: { type: 'user', id: user.id },
-      metadata: { via: 'invitation', invitation_id: invitation.id, session_id: session.id },
-    })
-    await recordAudit(tx, deps.clock, ctx, {
-      action: 'org.invitation_accept',
-      actor: user,
-      target: { type: 'organization', id: invitation.organization_id },
-      metadata: { invitation_id: invitation.id, user_id: user.id, role: invitation.role },
-    })
+    // Read before the audit append, which holds the audit tree's head until the commit.
     const organization = await findOrganizationOfMember(tx, invitation.organization_id, user.id)
+    await recordAudits(tx, deps.clock, ctx, [
+      {
+        action: 'user.sign_up',
+        actor: user,
+        target: { type: 'user', id: user.id },
+        metadata: { via: 'invitation', invitation_id: invitation.id, session_id: session.id },
+      },
+      {
+        action: 'org.invitation_accept',
+        actor: user,
+        target: { type: 'organization', id: invitation.organization_id },
+        metadata: { invitation_id: invitation.id, user_id: user.id, role: invitation.role },
+      },
+    ])
     return { user, session, organization: organization! }
   })
   return {

@@ -301,6 +301,8 @@ export async function completePasswordReset(
       input.revoke_api_tokens === true ? await revokeAllApiTokens(tx, user.id, now) : 0
     const tokensKept = await countActiveApiTokens(tx, user.id, now)
     await deleteUnusedResetLinks(tx, user.id)
+    // Read before the audit append, which holds the audit tree's head until the commit.
+    const secondFactor = await isMfaEnabled(tx, user.id)
     await recordAudit(tx, deps.clock, ctx, {
       action: 'user.password_reset',
       actor: user,
@@ -315,7 +317,7 @@ export async function completePasswordReset(
       sessions_revoked: sessionsRevoked,
       api_tokens_revoked: tokensRevoked,
       api_tokens_kept: tokensKept,
-      second_factor: await isMfaEnabled(tx, user.id),
+      second_factor: secondFactor,
     }
   })
 }

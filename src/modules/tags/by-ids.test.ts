@@ -8,7 +8,6 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
 import {
-  bareUserRow,
   bearer,
   createSignedInUser,
   type SignedIn,
@@ -16,6 +15,7 @@ import {
 } from '../../../test/helpers/factories.js'
 import { createLink, createTag } from '../../../test/helpers/links.js'
 import { postgresPlanOf, sqlitePlanOf, statementsOf } from '../../../test/helpers/query-plans.js'
+import { insertStrangersWithTags } from '../../../test/helpers/tags.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const OWN = 250
@@ -32,26 +32,14 @@ beforeAll(async () => {
   for (let i = 1; i <= OWN; i++)
     aliceTags.push(await createTag(t, alice.token, `tag ${String(i).padStart(3, '0')}`))
   bobTag = await createTag(t, bob.token, 'private to bob')
-  await insertStrangersTags()
+  await insertStrangersWithTags(
+    t,
+    STRANGERS,
+    STRANGER_TAGS,
+    (n) => `tag ${String(n).padStart(3, '0')}`,
+  )
   if (t.database.engine === 'postgres') await sql`analyze tags`.execute(t.deps.db)
 }, 120_000)
-
-/** Other people's tags beside the caller's, inserted straight into the database. */
-async function insertStrangersTags(): Promise<void> {
-  const now = new Date().toISOString()
-  for (let i = 0; i < STRANGERS; i++) {
-    const userId = `stranger-${i}`
-    await t.deps.db.insertInto('users').values(bareUserRow(userId, now)).execute()
-    const rows = Array.from({ length: STRANGER_TAGS }, (_, n) => {
-      const name = `tag ${String(n).padStart(3, '0')}`
-      return { id: `${userId}-tag-${n}`, user_id: userId, name, name_key: name, color: null }
-    })
-    await t.deps.db
-      .insertInto('tags')
-      .values(rows.map((row) => ({ ...row, created_at: now, updated_at: now })))
-      .execute()
-  }
-}
 
 type Page = {
   items: Array<{ id: string; name: string; link_count: number }>

@@ -8,7 +8,6 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
 import {
-  bareUserRow,
   bearer,
   createSignedInUser,
   type SignedIn,
@@ -16,6 +15,7 @@ import {
 } from '../../../test/helpers/factories.js'
 import { createTag } from '../../../test/helpers/links.js'
 import { postgresPlanOf, sqlitePlanOf, statementsOf } from '../../../test/helpers/query-plans.js'
+import { insertStrangersWithTags, insertTags } from '../../../test/helpers/tags.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const OWN = 1000
@@ -27,31 +27,10 @@ let bob: TestUser & SignedIn
 
 const tagName = (i: number) => `topic-${String(i).padStart(4, '0')}`
 
-/** `count` tags of one user, inserted straight into the database: `<prefix>-0000` … */
-async function insertTags(userId: string, prefix: string, count: number): Promise<void> {
-  const now = new Date().toISOString()
-  for (let start = 0; start < count; start += 250) {
-    const rows = Array.from({ length: Math.min(250, count - start) }, (_, i) => {
-      const name = `${prefix}-${String(start + i).padStart(4, '0')}`
-      const id = `${userId}-tag-${start + i}`
-      return { id, user_id: userId, name, name_key: name.toLowerCase(), color: null }
-    })
-    await t.deps.db
-      .insertInto('tags')
-      .values(rows.map((row) => ({ ...row, created_at: now, updated_at: now })))
-      .execute()
-  }
-}
-
 beforeAll(async () => {
   ;[alice, bob] = await Promise.all([createSignedInUser(t), createSignedInUser(t)])
-  await insertTags(alice.user.id, 'topic', OWN)
-  const now = new Date().toISOString()
-  for (let i = 0; i < STRANGERS; i++) {
-    const id = `stranger-${i}`
-    await t.deps.db.insertInto('users').values(bareUserRow(id, now)).execute()
-    await insertTags(id, 'topic', STRANGER_TAGS)
-  }
+  await insertTags(t, alice.user.id, OWN, tagName)
+  await insertStrangersWithTags(t, STRANGERS, STRANGER_TAGS, tagName)
   for (const name of ['Comics', 'web comic', '100%_sure', '100 percent', 'Ärger'])
     await createTag(t, alice.token, name)
   await createTag(t, bob.token, 'comics of bob')

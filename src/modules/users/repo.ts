@@ -3,6 +3,7 @@
  * other read selects USER_COLUMNS, which carry `has_password` as a computed flag instead.
  */
 import { sql } from 'kysely'
+import { lockRowsInIdOrder } from '../../db/row-locks.js'
 import type { Executor, NewUserRow, Timestamp, UserUpdate } from '../../db/schema.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../../identity/user.js'
 
@@ -104,6 +105,17 @@ export async function updateUser(
     .returning(USER_COLUMNS)
     .executeTakeFirst()
   return row ? toUserRecord(row) : null
+}
+
+/**
+ * Locks the collections and links that deleting the user deletes (their personal ones) or changes
+ * (those they created: `created_by` becomes null), collections first, each in id order
+ * (db/row-locks.ts): the deletion's cascades would take them in storage order.
+ */
+export async function lockUserCollectionsAndLinks(ex: Executor, id: string): Promise<void> {
+  const theirs = sql<boolean>`(user_id = ${id} or created_by = ${id})`
+  await lockRowsInIdOrder(ex, 'collections', theirs)
+  await lockRowsInIdOrder(ex, 'links', theirs)
 }
 
 export async function deleteUser(ex: Executor, id: string): Promise<boolean> {

@@ -21,6 +21,7 @@ import {
   findPasswordStatus,
   insertUser,
   lockActiveAdminIds,
+  lockUserCollectionsAndLinks,
   passwordColumns,
   updateUser,
   type PasswordStatus,
@@ -201,6 +202,7 @@ export async function deleteUserKeepingInvariants(tx: Executor, user: UserRecord
     }
   }
   await assertNoOrganizationLosesItsLastOwner(tx, user.id)
+  await lockUserCollectionsAndLinks(tx, user.id)
   await deleteUser(tx, user.id)
 }
 

@@ -16,6 +16,7 @@ import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { describeError } from '../ui/describe-error'
 import { ConfirmDialog } from '../ui/dialog'
+import { DialogForm } from '../ui/dialog-form'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { PersonFields } from '../ui/person-fields'
@@ -603,11 +604,10 @@ function DeleteUserForm({ user, close }: { user: AdminUser; close: () => void })
   return (
     <>
       <Heading slot="title">{t('admin.user.deleteTitle', { name: user.name })}</Heading>
-      <form
+      <DialogForm
         ref={state.form}
         noValidate
-        onSubmit={(event) => {
-          event.preventDefault()
+        onSubmit={() => {
           state.clear()
           if (typed.trim().toLowerCase() !== user.email) {
             setMismatch(true)
@@ -638,7 +638,7 @@ function DeleteUserForm({ user, close }: { user: AdminUser; close: () => void })
             {t('admin.user.deleteSubmit')}
           </SubmitButton>
         </div>
-      </form>
+      </DialogForm>
     </>
   )
 }

@@ -6,6 +6,7 @@ import { Heading } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
+import { DialogForm } from '../ui/dialog-form'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { unlessCancelled, useReauth } from '../ui/reauth-dialog'
@@ -173,11 +174,10 @@ function CreateUserForm({ close }: { close: () => void }) {
   return (
     <>
       <Heading slot="title">{t('admin.users.create')}</Heading>
-      <form
+      <DialogForm
         ref={state.form}
         noValidate
         onSubmit={(event) => {
-          event.preventDefault()
           state.clear()
           const values = formValues(event.currentTarget)
           create.mutate({
@@ -217,7 +217,7 @@ function CreateUserForm({ close }: { close: () => void }) {
           </button>
           <SubmitButton pending={create.isPending}>{t('admin.users.create')}</SubmitButton>
         </div>
-      </form>
+      </DialogForm>
       {reauth.dialog}
     </>
   )

@@ -13,6 +13,7 @@ import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
+import { DialogForm } from '../ui/dialog-form'
 import { SelectField, SubmitButton } from '../ui/form'
 import { BulkSuggestTags, MAX_SUGGESTED_LINKS } from './BulkSuggestTags'
 import { ownerOptions } from './owner-options'
@@ -177,10 +178,9 @@ export function BulkActions({
           <Modal className="modal">
             <Dialog className="dialog" role={open === 'delete' ? 'alertdialog' : 'dialog'}>
               <Heading slot="title">{t(`links.bulkTitle.${open}`, { count })}</Heading>
-              <form
+              <DialogForm
                 className="stack"
-                onSubmit={(event) => {
-                  event.preventDefault()
+                onSubmit={() => {
                   run.mutate(open)
                 }}
               >
@@ -222,7 +222,7 @@ export function BulkActions({
                     {t(`links.bulkConfirm.${open}`, { count })}
                   </SubmitButton>
                 </div>
-              </form>
+              </DialogForm>
             </Dialog>
           </Modal>
         </ModalOverlay>

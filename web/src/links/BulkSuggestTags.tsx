@@ -12,6 +12,7 @@ import { client, unwrap } from '../api/client'
 import { ApiError } from '../api/errors'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
+import { DialogForm } from '../ui/dialog-form'
 import { SubmitButton } from '../ui/form'
 import { readableUrl } from './display-url'
 import type { Link, Tag } from './queries'
@@ -155,10 +156,9 @@ export function BulkSuggestTags({
               </span>
             )}
           </Heading>
-          <form
+          <DialogForm
             className="stack"
-            onSubmit={(event) => {
-              event.preventDefault()
+            onSubmit={() => {
               if (chosen.length > 0) apply.mutate()
             }}
           >
@@ -224,7 +224,7 @@ export function BulkSuggestTags({
                 </SubmitButton>
               )}
             </div>
-          </form>
+          </DialogForm>
         </Dialog>
       </Modal>
     </ModalOverlay>

@@ -13,6 +13,7 @@ import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
+import { DialogForm } from '../ui/dialog-form'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
 import {
@@ -53,11 +54,10 @@ function EditCollection({ collection }: { collection: Collection }) {
         <Modal className="modal">
           <Dialog className="dialog">
             {({ close }) => (
-              <form
+              <DialogForm
                 ref={formError.form}
                 noValidate
                 onSubmit={(event) => {
-                  event.preventDefault()
                   formError.clear()
                   save.mutate(formValues(event.currentTarget).name ?? '', {
                     onSuccess: (saved) => {
@@ -91,7 +91,7 @@ function EditCollection({ collection }: { collection: Collection }) {
                   </Button>
                   <SubmitButton pending={save.isPending}>{t('collections.save')}</SubmitButton>
                 </div>
-              </form>
+              </DialogForm>
             )}
           </Dialog>
         </Modal>
@@ -405,11 +405,10 @@ export function AddToCollectionDialog({ link, onClose }: { link: Link; onClose: 
               </div>
             </>
           ) : (
-            <form
+            <DialogForm
               ref={formError.form}
               noValidate
               onSubmit={(event) => {
-                event.preventDefault()
                 formError.clear()
                 const id = formValues(event.currentTarget).collection
                 const chosen = choices.find((collection) => collection.id === id)
@@ -433,7 +432,7 @@ export function AddToCollectionDialog({ link, onClose }: { link: Link; onClose: 
                 </button>
                 <SubmitButton pending={add.isPending}>{t('collections.add')}</SubmitButton>
               </div>
-            </form>
+            </DialogForm>
           )}
         </Dialog>
       </Modal>

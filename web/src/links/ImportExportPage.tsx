@@ -9,7 +9,7 @@
  * imported links and to the list by each tag they got.
  *
  * The file is first sent as a dry run: a preview says how many links it would import and names
- * the tags it would create ("12 links, 3 new tags: a, b, c…"), then "Import with new tags",
+ * the tags it would create ("12 links, 3 new tags: a, b and c."), then "Import with new tags",
  * "Import without new tags" (only tags the person has already go on the links) or Cancel. The
  * page keeps the File and sends it again for the import. Tag names the person has already
  * (ignoring case and a plain plural) are those tags.
@@ -77,6 +77,7 @@ export function ImportExportPage() {
   const organizations = useQuery(organizationsQuery)
   const formError = useFormError(['file', 'content', 'format', 'organization_id'])
   const [report, setReport] = useState<Report | null>(null)
+  const [fileName, setFileName] = useState<string | null>(null)
   // The previewed file and choices, kept to send the file again for the import itself.
   const [preview, setPreview] = useState<{ report: Report; request: ImportRequest } | null>(null)
 
@@ -161,16 +162,32 @@ export function ImportExportPage() {
           <FormError>{formError.general}</FormError>
           <div className="field">
             <label htmlFor="import-file">{t('links.importFile')}</label>
-            <input
-              id="import-file"
-              name="file"
-              type="file"
-              accept=".html,.htm,.json,text/html,application/json"
-              aria-describedby={
-                formError.at('file') ? 'import-file-help import-file-error' : 'import-file-help'
-              }
-              aria-invalid={formError.at('file') ? true : undefined}
-            />
+            {/* The browser's own button and "no file" speak the browser's language; these speak
+                the console's. The input lies over them, transparent: a click or a key on it opens
+                the file chooser, and assistive technology meets the input itself. */}
+            <div className="file-picker">
+              <input
+                id="import-file"
+                name="file"
+                type="file"
+                className="file-picker-input"
+                accept=".html,.htm,.json,text/html,application/json"
+                aria-describedby={
+                  formError.at('file') ? 'import-file-help import-file-error' : 'import-file-help'
+                }
+                aria-invalid={formError.at('file') ? true : undefined}
+                onChange={(event) => setFileName(event.currentTarget.files?.[0]?.name ?? null)}
+              />
+              <span className="button button-secondary button-small" aria-hidden="true">
+                {t('links.importChooseButton')}
+              </span>
+              <span
+                className={fileName === null ? 'file-picker-name muted' : 'file-picker-name'}
+                aria-hidden="true"
+              >
+                {fileName ?? t('links.importNoFile')}
+              </span>
+            </div>
             <p id="import-file-help" className="field-help">
               {t('links.importFileHelp')}
             </p>
@@ -354,8 +371,9 @@ export function ImportExportPage() {
 }
 
 /**
- * The dry run's answer: "N links, M new tags: a, b, c…", then the import with or without the new
- * tags, or Cancel. Focus moves to it, so the person is where the choice is.
+ * The dry run's answer: "N links, M new tags: a, b and c." (past PREVIEW_TAGS names, "M new tags,
+ * among them …"), then the import with or without the new tags, or Cancel. Focus moves to it, so
+ * the person is where the choice is.
  */
 function ImportPreview({
   report,
@@ -388,12 +406,19 @@ function ImportPreview({
         {t('links.importPreviewLinks', { count: report.imported })}{' '}
         {report.tags_created === 0
           ? t('links.importPreviewNoTags')
-          : `${t('links.importPreviewTags', { count: report.tags_created })} ${list}${more ? '…' : ''}`}
+          : more
+            ? t('links.importPreviewTagsAmong', { count: report.tags_created, names: list })
+            : t('links.importPreviewTags', { count: report.tags_created, names: list })}
         {report.skipped.length > 0 &&
           ` ${t('links.importPreviewSkipped', { count: report.skipped.length })}`}
       </p>
       <div className="row">
-        <button type="button" className="button" disabled={pending} onClick={() => onImport(true)}>
+        <button
+          type="button"
+          className="button button-primary"
+          disabled={pending}
+          onClick={() => onImport(true)}
+        >
           {report.tags_created === 0 ? t('links.importNow') : t('links.importWithTags')}
         </button>
         {report.tags_created > 0 && (

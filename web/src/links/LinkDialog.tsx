@@ -15,6 +15,7 @@ import { client, unwrap } from '../api/client'
 import { ApiError } from '../api/errors'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
+import { DialogForm } from '../ui/dialog-form'
 import { FormError, SelectField, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
 import { atField } from './field-error'
@@ -134,12 +135,11 @@ export function LinkDialog({
               ? t('links.createTitle')
               : t('links.editTitle', { name: link.title ?? link.url })}
           </Heading>
-          <form
+          <DialogForm
             ref={formError.form}
             noValidate
             className="stack"
             onSubmit={(event) => {
-              event.preventDefault()
               formError.clear()
               const values = formValues(event.currentTarget)
               const completed = withScheme(values.url ?? '')
@@ -261,7 +261,7 @@ export function LinkDialog({
                 {link === null ? t('links.create') : t('links.save')}
               </SubmitButton>
             </div>
-          </form>
+          </DialogForm>
         </Dialog>
       </Modal>
     </ModalOverlay>

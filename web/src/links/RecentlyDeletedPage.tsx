@@ -10,6 +10,7 @@ import { ApiError } from '../api/errors'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { describeError } from '../ui/describe-error'
+import { DialogForm } from '../ui/dialog-form'
 import { FormError, SubmitButton } from '../ui/form'
 import { Page } from '../ui/page'
 import { RelativeTime } from '../ui/time'
@@ -130,11 +131,10 @@ function RestoreWithSlug({
       <Modal className="modal">
         <Dialog className="dialog">
           <Heading slot="title">{t('golinks.slugTakenTitle', { slug: link.slug ?? '' })}</Heading>
-          <form
+          <DialogForm
             className="stack"
             noValidate
-            onSubmit={(event) => {
-              event.preventDefault()
+            onSubmit={() => {
               onRestore(slug.trim() === '' ? null : slug.trim())
             }}
           >
@@ -154,7 +154,7 @@ function RestoreWithSlug({
                 {slug.trim() === '' ? t('golinks.restoreWithoutSlug') : t('golinks.restore')}
               </SubmitButton>
             </div>
-          </form>
+          </DialogForm>
         </Dialog>
       </Modal>
     </ModalOverlay>

@@ -13,6 +13,7 @@ import { ApiError } from '../api/errors'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
 import { ConfirmDialog } from '../ui/dialog'
+import { DialogForm } from '../ui/dialog-form'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
 import { atField } from './field-error'
@@ -55,11 +56,10 @@ function RenameTag({ tag }: { tag: Tag }) {
         <Modal className="modal">
           <Dialog className="dialog">
             {({ close }) => (
-              <form
+              <DialogForm
                 ref={formError.form}
                 noValidate
                 onSubmit={(event) => {
-                  event.preventDefault()
                   formError.clear()
                   const name = formValues(event.currentTarget).name ?? ''
                   rename.mutate(name, {
@@ -89,7 +89,7 @@ function RenameTag({ tag }: { tag: Tag }) {
                     {t('links.renameTagConfirm')}
                   </SubmitButton>
                 </div>
-              </form>
+              </DialogForm>
             )}
           </Dialog>
         </Modal>

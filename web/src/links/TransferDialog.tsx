@@ -10,6 +10,7 @@ import { client, unwrap } from '../api/client'
 import { meQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
+import { DialogForm } from '../ui/dialog-form'
 import { FormError, SelectField, SubmitButton } from '../ui/form'
 import { useFormError } from '../ui/use-form-error'
 import { fellowMembersQuery } from './ownership-queries'
@@ -81,12 +82,11 @@ export function TransferDialog({ link, onClose }: { link: Link; onClose: () => v
           <Heading slot="title">
             {t('golinks.transferTitle', { name: link.title ?? link.url })}
           </Heading>
-          <form
+          <DialogForm
             ref={formError.form}
             className="stack"
             noValidate
-            onSubmit={(event) => {
-              event.preventDefault()
+            onSubmit={() => {
               formError.clear()
               if (target !== '') transfer.mutate()
             }}
@@ -109,7 +109,7 @@ export function TransferDialog({ link, onClose }: { link: Link; onClose: () => v
               </button>
               <SubmitButton pending={transfer.isPending}>{t('golinks.transfer')}</SubmitButton>
             </div>
-          </form>
+          </DialogForm>
         </Dialog>
       </Modal>
     </ModalOverlay>

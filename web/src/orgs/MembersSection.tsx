@@ -12,6 +12,7 @@ import { useI18n } from '../i18n/i18n'
 import { ActionDialog, DialogActions } from '../ui/action-dialog'
 import { announce } from '../ui/announce'
 import { describeError } from '../ui/describe-error'
+import { DialogForm } from '../ui/dialog-form'
 import { FormError, SubmitButton, formValues } from '../ui/form'
 import { RelativeTime } from '../ui/time'
 import { MoreButton, RoleName } from './parts'
@@ -163,10 +164,9 @@ function ChangeRoleDialog({ organization, member, onlyOwner }: MemberActionProps
         onlyOwner ? (
           <LastOwnerExplanation member={member} close={close} self={self} />
         ) : (
-          <form
+          <DialogForm
             noValidate
             onSubmit={(event) => {
-              event.preventDefault()
               const role = (formValues(event.currentTarget).role ?? member.role) as Role
               if (role === member.role) return close()
               setError(null)
@@ -212,7 +212,7 @@ function ChangeRoleDialog({ organization, member, onlyOwner }: MemberActionProps
               </button>
               <SubmitButton pending={change.isPending}>{t('orgs.members.changeRole')}</SubmitButton>
             </DialogActions>
-          </form>
+          </DialogForm>
         )
       }
     </ActionDialog>

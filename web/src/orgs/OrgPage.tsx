@@ -11,6 +11,7 @@ import { useI18n } from '../i18n/i18n'
 import { ActionDialog, DialogActions } from '../ui/action-dialog'
 import { announce } from '../ui/announce'
 import { describeError } from '../ui/describe-error'
+import { DialogForm } from '../ui/dialog-form'
 import { FormError, SubmitButton, TextField, formValues } from '../ui/form'
 import { Page } from '../ui/page'
 import { useFormError } from '../ui/use-form-error'
@@ -155,10 +156,9 @@ function DeleteSection({ organization }: { organization: Organization }) {
         alert
       >
         {(close) => (
-          <form
+          <DialogForm
             noValidate
             onSubmit={(event) => {
-              event.preventDefault()
               const typed = (formValues(event.currentTarget).confirm_name ?? '').trim()
               if (typed !== organization.name) {
                 setError(t('orgs.delete.mismatch', { name: organization.name }))
@@ -201,7 +201,7 @@ function DeleteSection({ organization }: { organization: Organization }) {
                 {t('orgs.delete.action')}
               </SubmitButton>
             </DialogActions>
-          </form>
+          </DialogForm>
         )}
       </ActionDialog>
     </section>

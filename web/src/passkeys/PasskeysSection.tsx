@@ -9,6 +9,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState, type ReactNode } from 'react'
 import { ConfirmDialog } from '../ui/dialog'
 import { describeError } from '../ui/describe-error'
+import { DialogForm } from '../ui/dialog-form'
 import { ReauthCancelled, unlessCancelled, useReauth } from '../ui/reauth-dialog'
 import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import { useNavigate } from '@tanstack/react-router'
@@ -244,11 +245,10 @@ function FormDialog({
         <Modal className="modal">
           <Dialog className="dialog" role={danger ? 'alertdialog' : 'dialog'}>
             {({ close }) => (
-              <form
+              <DialogForm
                 ref={form.form}
                 noValidate
                 onSubmit={async (event) => {
-                  event.preventDefault()
                   form.clear()
                   setPending(true)
                   try {
@@ -274,7 +274,7 @@ function FormDialog({
                     {submitLabel}
                   </SubmitButton>
                 </div>
-              </form>
+              </DialogForm>
             )}
           </Dialog>
         </Modal>

@@ -18,6 +18,7 @@ import { Dialog, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import { ApiError } from '../api/errors'
 import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
+import { DialogForm } from './dialog-form'
 import { FormError, SubmitButton, TextField, formValues } from './form'
 import { useFormError } from './use-form-error'
 
@@ -230,14 +231,12 @@ function ReauthDialog({
       <Modal className="modal">
         <Dialog className="dialog" aria-describedby="reauth-text">
           <Heading slot="title">{t('reauth.title')}</Heading>
-          <form
+          {/* Opened from inside page forms (SMTP, SCIM, email, password): DialogForm keeps this
+              submit from reaching theirs, which would send the change again without the proof. */}
+          <DialogForm
             ref={state.form}
             noValidate
             onSubmit={(event) => {
-              event.preventDefault()
-              // React passes events up through the portal to the page's own form, whose submit
-              // would send the change again without the proof (and open this dialog again).
-              event.stopPropagation()
               void submit(event.currentTarget)
             }}
           >
@@ -280,7 +279,7 @@ function ReauthDialog({
               </button>
               <SubmitButton pending={pending}>{t('reauth.submit')}</SubmitButton>
             </div>
-          </form>
+          </DialogForm>
         </Dialog>
       </Modal>
     </ModalOverlay>

@@ -1,0 +1,97 @@
+/**
+ * The database check on a live log: events appended while it runs are leaves, not events outside
+ * the tree; the hourly check starts from the prefix the last check verified and checks what came
+ * after it, leaf by leaf (docs/decisions/0054-periodic-audit-check-from-a-verified-prefix.md).
+ */
+import { describe, expect, it } from 'vitest'
+import { useTestApp } from '../../../test/helpers/app.js'
+import { makeCheckpoint, materializeTree } from './checkpoints.js'
+import { BATCH, checkDatabaseFully } from './integrity.js'
+import { checkSince } from './integrity-prefix.js'
+import { insertAuditEvents, type AuditEvent } from './repo.js'
+import { countEventsOutsideTree, readTreeSize } from './tree.repo.js'
+
+const t = useTestApp()
+
+const events = (n: number, action = 'test.event'): AuditEvent[] =>
+  Array.from({ length: n }, (_, i) => ({
+    at: new Date().toISOString(),
+    actorId: null,
+    actorEmail: null,
+    action,
+    targetType: null,
+    targetId: null,
+    ip: null,
+    userAgent: null,
+    subjectUserId: null,
+    metadata: { n: i },
+  }))
+
+describe('the database check', () => {
+  it('counts an event appended since it read the head as a leaf, one beyond the head as outside', async () => {
+    await insertAuditEvents(t.deps.db, events(3))
+    const size = await readTreeSize(t.deps.db)
+    await insertAuditEvents(t.deps.db, events(2))
+    expect(await countEventsOutsideTree(t.deps.db, size)).toEqual({ count: 0, firstId: null })
+
+    const head = await readTreeSize(t.deps.db)
+    await t.deps.db
+      .insertInto('audit_events')
+      .values({ ...(await lastEvent()), id: 'beyond-the-head', leaf_index: head + 5 })
+      .execute()
+    try {
+      expect(await countEventsOutsideTree(t.deps.db, size)).toEqual({
+        count: 1,
+        firstId: 'beyond-the-head',
+      })
+    } finally {
+      await t.deps.db.deleteFrom('audit_events').where('id', '=', 'beyond-the-head').execute()
+    }
+  })
+
+  it('hourly: from the verified prefix, the leaves after it one by one, a change among them found', async () => {
+    for (let i = 0; i < BATCH + 100; i += 500)
+      await insertAuditEvents(t.deps.db, events(Math.min(500, BATCH + 100 - i)))
+    await materializeTree(t.deps.db)
+    await makeCheckpoint(t.deps)
+    const whole = await checkDatabaseFully(t.deps)
+    expect(whole.result).toMatchObject({ ok: true, problem: null })
+    expect(whole.prefix?.frontier.size).toBe(BATCH)
+
+    await insertAuditEvents(t.deps.db, events(20, 'test.later'))
+    await materializeTree(t.deps.db)
+    await makeCheckpoint(t.deps)
+    const size = await readTreeSize(t.deps.db)
+    const hourly = await checkSince(t.deps, whole.prefix)
+    expect(hourly).toMatchObject({ from: BATCH, result: { ok: true, problem: null, size } })
+
+    // A later event edited: found by the leaves after the prefix, without the whole check.
+    const edited = size - 3
+    await t.deps.db
+      .updateTable('audit_events')
+      .set({ action: 'test.edited' })
+      .where('leaf_index', '=', edited)
+      .execute()
+    const found = await checkSince(t.deps, hourly.prefix)
+    expect(found).toMatchObject({
+      from: BATCH,
+      result: { ok: false, problem: { index: edited, kind: 'edited' } },
+    })
+    expect(found.result.problem).toEqual((await checkDatabaseFully(t.deps)).result.problem)
+    await t.deps.db
+      .updateTable('audit_events')
+      .set({ action: 'test.later' })
+      .where('leaf_index', '=', edited)
+      .execute()
+    expect((await checkSince(t.deps, hourly.prefix)).result).toMatchObject({ ok: true })
+  })
+})
+
+async function lastEvent() {
+  return t.deps.db
+    .selectFrom('audit_events')
+    .selectAll()
+    .orderBy('leaf_index', 'desc')
+    .limit(1)
+    .executeTakeFirstOrThrow()
+}
