@@ -12,6 +12,7 @@ import { makeCheckpoint } from '../src/modules/audit/checkpoints.js'
 import { checkDatabase } from '../src/modules/audit/integrity.js'
 import { recordAudit } from '../src/modules/audit/service.js'
 import { startPeerInstance, useTestApp } from './helpers/app.js'
+import { AFTER_APPEND_PROBE } from './helpers/audit-append-order.js'
 import { statementsOf } from './helpers/query-plans.js'
 
 const FLUSH = "select pg_logical_emit_message(true, 'switchboard.flush', '')"
@@ -44,9 +45,9 @@ async function appendThrough(deps: Deps, mode: string) {
               metadata: { mode, count: i },
             },
           )
-          const { rows } = await sql<{
-            s: string
-          }>`select current_setting('synchronous_commit') as s`.execute(tx)
+          // The setting as the append left it: a probe the append-order check lets through.
+          const { rows } = await sql<{ s: string }>`${sql.raw(AFTER_APPEND_PROBE)} select
+            current_setting('synchronous_commit') as s`.execute(tx)
           settings.push(rows[0]!.s)
         }),
       ),

@@ -28,6 +28,12 @@ const APPEND_WRITE =
 const ROTATION_CHECKPOINT =
   /^(select "size", "frontier" from "audit_tree_head"|insert into "audit_checkpoints")/
 
+/**
+ * A test's own probe of the transaction's state after the append (e.g. the commit mode the append
+ * set), marked so by a leading comment; never sent by the service.
+ */
+export const AFTER_APPEND_PROBE = '/* after-append probe */'
+
 interface Transaction {
   appended: boolean
   after: Array<{ sql: string; from: string }>
@@ -71,7 +77,8 @@ function observe(client: object, sql: string): void {
     tx.appended = true
     return
   }
-  if (tx.appended && !ROTATION_CHECKPOINT.test(text)) tx.after.push({ sql: text, from: caller() })
+  if (tx.appended && !ROTATION_CHECKPOINT.test(text) && !text.startsWith(AFTER_APPEND_PROBE))
+    tx.after.push({ sql: text, from: caller() })
 }
 
 /** Starts watching every pg client of this process (once; later calls change nothing). */
