@@ -1,13 +1,13 @@
 /**
- * A bulk delete or share of several links against `PUT /api/collections/{id}/links` of the same
- * links in the other order (PostgreSQL, where the two run at once). Both lock the links in id
+ * Bulk actions on several links against `PUT /api/collections/{id}/links`, or a bulk delete, of
+ * the same links in the other order (PostgreSQL, where the two run at once). Both lock the links in id
  * order, so one waits for the other: neither is answered 500 (a deadlock PostgreSQL breaks by
  * failing one), and the end state is that of the two run one after the other.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser, type SignedIn } from '../../../test/helpers/factories.js'
-import { createLink } from '../../../test/helpers/links.js'
+import { createLink, createTag } from '../../../test/helpers/links.js'
 import { createOrganization } from '../../../test/helpers/organizations.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -128,5 +128,41 @@ describe('a bulk action on [b, a] against a PUT of [a, b]', () => {
       .where('id', 'in', [a, b])
       .execute()
     expect(moved.map((row) => row.organization_id)).toEqual([organizationId, organizationId])
+  })
+})
+
+/**
+ * A bulk tag change on [b, a] against a bulk delete of [a, b]. The delete locks `a`, then waits
+ * for `b` (share-locked by a third transaction); the tag change starts meanwhile. Were its rows
+ * written in the order asked, it would hold `b` (a tag row's reference to its link) and wait for
+ * `a`, and the delete, let go on `b`, would wait for it: a deadlock, answered 500. Taking its
+ * links in id order too, it waits for `a` before touching `b`.
+ */
+describe('a bulk tag change on [b, a] against a bulk delete of [a, b]', () => {
+  it.each(['add_tag', 'remove_tag'] as const)('%s: no 500, and the delete done', async (action) => {
+    const { a, b } = await setUp()
+    const tag = await createTag(t, owner.token, `race-${action}`)
+    const lock = shareLockOn(b)
+    await lock.ready
+    const deleted = request('POST', '/api/links/bulk', { action: 'delete', link_ids: [a, b] })
+    await pause(300)
+    const tagged = request('POST', '/api/links/bulk', {
+      action,
+      tag_id: tag.id,
+      link_ids: [b, a],
+    })
+    await pause(300)
+    lock.release()
+    await lock.done
+    const [deleteAnswer, tagAnswer] = await Promise.all([deleted, tagged])
+    expect(deleteAnswer.statusCode).toBe(200)
+    // The delete went first: the tag change finds the links gone, as for links never seen.
+    expect(tagAnswer.statusCode).toBe(404)
+    const left = await t.deps.db
+      .selectFrom('links')
+      .select('id')
+      .where('id', 'in', [a, b])
+      .execute()
+    expect(left).toEqual([])
   })
 })

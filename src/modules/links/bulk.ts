@@ -46,9 +46,11 @@ export async function bulkLinks(
   const now = deps.clock.now().toISOString()
   try {
     return await deps.db.transaction().execute(async (tx) => {
-      // Moving and deleting write the link rows: locked first, in id order, as every writer of
-      // several links does (repo.ts lockLinksInIdOrder), and then read as they are.
-      if (input.action === 'share' || input.action === 'delete') await lockLinksInIdOrder(tx, ids)
+      // Every action writes the links or rows that hold them (a tag row locks its link): locked
+      // first, in id order, as every writer of several links does (repo.ts lockLinksInIdOrder),
+      // and then read as they are. Tag rows written in the order asked could deadlock with a
+      // bulk delete of the same links.
+      await lockLinksInIdOrder(tx, ids)
       const links = await findVisibleLinks(tx, userId, ids)
       // One link not seen (or outside an API token's boundary) is reported like the single
       // operation's 404.
