@@ -1,8 +1,8 @@
 /**
  * Bulk actions on several links against `PUT /api/collections/{id}/links`, or a bulk delete, of
- * the same links in the other order (PostgreSQL, where the two run at once). Both lock the links in id
- * order, so one waits for the other: neither is answered 500 (a deadlock PostgreSQL breaks by
- * failing one), and the end state is that of the two run one after the other.
+ * the same links in the other order (PostgreSQL, where the two run at once). Both lock the links
+ * in id order, so one waits for the other: neither is answered 500 (a deadlock PostgreSQL breaks
+ * by failing one), and the end state is that of the two run one after the other.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
