@@ -25,7 +25,13 @@ import {
   SMTP_USERNAME,
 } from '../../test/helpers/secret-scan.ts'
 import { startSmtpStandIn, textOf, type SmtpStandIn } from '../../test/helpers/smtp-server.ts'
-import { openBrowser, type FileBrowser, startConsoleServer, type ConsoleServer } from './harness.ts'
+import {
+  openBrowser,
+  recordActivity,
+  type FileBrowser,
+  startConsoleServer,
+  type ConsoleServer,
+} from './harness.ts'
 import { checkAccessibility as checkAxe, expectHeading } from './checks.ts'
 
 const ADMIN = { name: 'Ada Lovelace', email: 'ada@example.com', password: 'analytical-engine-1843' }
@@ -140,17 +146,28 @@ describe('the administration console', () => {
       origin: server.baseUrl,
     })
     page = await context.newPage()
+    const lately = recordActivity(page)
     await signIn(page, ADMIN)
     const nav = page.getByRole('navigation', { name: 'Main' })
     // The first page of a new browser on a loaded machine: its scripts and the account may take
-    // a while; the message names what the navigation held meanwhile.
+    // a while; a failure says what the page held meanwhile.
     for (const name of ['Users', 'Teams', 'Settings', 'Identity providers', 'Audit log'])
       await expect
-        .poll(() => nav.getByRole('link', { name }).count(), {
-          timeout: 30_000,
-          message: `the link ${name} in the navigation (${page.url()})`,
-        })
+        .poll(() => nav.getByRole('link', { name }).count(), { timeout: 30_000 })
         .toBe(1)
+        .catch(async (error: unknown) => {
+          const shown = await page.evaluate(() => ({
+            nav: document.querySelector('#side-nav')?.textContent ?? '(no navigation)',
+            hidden: [...document.querySelectorAll('[aria-hidden="true"], [inert]')].length,
+            dialogs: [...document.querySelectorAll('[role="dialog"], [role="alertdialog"]')].map(
+              (dialog) => dialog.textContent?.slice(0, 120),
+            ),
+          }))
+          throw new Error(
+            `the link ${name} in the navigation: ${JSON.stringify(shown)}; ${lately()}`,
+            { cause: error },
+          )
+        })
     await page.goto('/admin')
     await page.waitForURL('**/admin/users')
     await expectHeading(page, 'Users')
