@@ -51,3 +51,35 @@ export async function createLink(
     throw new Error(`link creation failed: ${response.statusCode} ${response.body}`)
   return response.json()
 }
+
+/** Whose tags are on the link: their owners' ids, sorted. */
+export async function tagOwnersOn(t: TestContext, linkId: string): Promise<string[]> {
+  const rows = await t.deps.db
+    .selectFrom('link_tags')
+    .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
+    .select('tags.user_id')
+    .where('link_tags.link_id', '=', linkId)
+    .execute()
+  return rows.map((row) => row.user_id).sort()
+}
+
+let tagsMade = 0
+
+/** Each person puts a new tag of theirs on the links (a bulk add_tag, which must answer 200). */
+export async function tagAll(
+  t: TestContext,
+  people: Array<{ token: string }>,
+  linkIds: string[],
+): Promise<void> {
+  for (const person of people) {
+    const tag = await createTag(t, person.token, `tag-all-${(tagsMade += 1)}`)
+    const added = await t.app.inject({
+      method: 'POST',
+      url: '/api/links/bulk',
+      headers: bearer(person.token),
+      payload: { action: 'add_tag', tag_id: tag.id, link_ids: linkIds },
+    })
+    if (added.statusCode !== 200)
+      throw new Error(`add_tag failed: ${added.statusCode} ${added.body}`)
+  }
+}

@@ -13,7 +13,7 @@ import {
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
-import { createLink, createTag, type LinkJson } from '../../../test/helpers/links.js'
+import { createLink, tagAll, tagOwnersOn, type LinkJson } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 import {
   addTeamMember,
@@ -174,29 +174,6 @@ describe('sharing a link with teams', () => {
 })
 
 describe('unsharing from a team', () => {
-  const tagOwnersOn = async (linkId: string) =>
-    (
-      await t.deps.db
-        .selectFrom('link_tags')
-        .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
-        .select('tags.user_id')
-        .where('link_tags.link_id', '=', linkId)
-        .execute()
-    )
-      .map((row) => row.user_id)
-      .sort()
-  let tagCount = 0
-  const tagAll = async (people: SignedIn[], linkIds: string[]) => {
-    for (const person of people) {
-      const tag = await createTag(t, person.token, `unshared-${(tagCount += 1)}`)
-      const added = await call(person, 'POST', '/bulk', {
-        action: 'add_tag',
-        tag_id: tag.id,
-        link_ids: linkIds,
-      })
-      expect(added.statusCode).toBe(200)
-    }
-  }
   let teams: Array<{ id: string }>
   let gone: TestUser & SignedIn
   let both: TestUser & SignedIn
@@ -240,13 +217,13 @@ describe('unsharing from a team', () => {
       link_ids: [link.id],
     })
     expect(put.statusCode).toBe(200)
-    await tagAll([owner, gone, both, inOrg, viaCollection], [link.id])
+    await tagAll(t, [owner, gone, both, inOrg, viaCollection], [link.id])
     const unshared = await call(owner, 'PATCH', `/${link.id}`, { team_ids: [second] })
     expect(unshared.statusCode).toBe(200)
     expect((await call(gone, 'GET', `/${link.id}`)).statusCode).toBe(404)
     // The others see it still: through the second team, the organization, the third team's
     // collection (and the owner as the organization's).
-    expect(await tagOwnersOn(link.id)).toEqual(
+    expect(await tagOwnersOn(t, link.id)).toEqual(
       [owner, both, inOrg, viaCollection].map((person) => person.user.id).sort(),
     )
     const audited = await t.deps.db
@@ -279,7 +256,7 @@ describe('unsharing from a team', () => {
     }
     const unsharing = await collection([first], [direct.id, only.id])
     await collection([third], [only.id])
-    await tagAll([owner, gone, both, viaCollection], [direct.id, only.id])
+    await tagAll(t, [owner, gone, both, viaCollection], [direct.id, only.id])
     const updated = await requestAs(t, owner, 'PATCH', `/api/collections/${unsharing}`, {
       team_ids: [],
     })
@@ -287,8 +264,8 @@ describe('unsharing from a team', () => {
     expect(updated.json().team_ids).toEqual([])
     // `direct` stays shared with the second team, `only` is in the third team's collection.
     const ids = (people: Array<TestUser & SignedIn>) => people.map((p) => p.user.id).sort()
-    expect(await tagOwnersOn(direct.id)).toEqual(ids([owner, both]))
-    expect(await tagOwnersOn(only.id)).toEqual(ids([owner, viaCollection]))
+    expect(await tagOwnersOn(t, direct.id)).toEqual(ids([owner, both]))
+    expect(await tagOwnersOn(t, only.id)).toEqual(ids([owner, viaCollection]))
     const audited = await t.deps.db
       .selectFrom('audit_events')
       .select('action')

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
 import { requestAs, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
-import { createLink, createTag } from '../../../test/helpers/links.js'
+import { createLink, tagAll, tagOwnersOn } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 import { createTeamWithPeople } from '../../../test/helpers/teams.js'
 
@@ -54,33 +54,6 @@ async function sharedCollection(links: string[], org: string | null = null): Pro
 async function heldBy(collectionId: string): Promise<string[]> {
   const listed = await api(alice, 'GET', `/api/links?collection_id=${collectionId}&limit=50`)
   return listed.json().items.map((item: { id: string }) => item.id)
-}
-
-/** Whose tags are on the link (by their owners' ids, sorted). */
-const tagOwnersOn = async (linkId: string) =>
-  (
-    await t.deps.db
-      .selectFrom('link_tags')
-      .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
-      .select('tags.user_id')
-      .where('link_tags.link_id', '=', linkId)
-      .execute()
-  )
-    .map((row) => row.user_id)
-    .sort()
-
-let tagCount = 0
-/** Each person puts a new tag of theirs on the links. */
-async function tagAll(people: SignedIn[], linkIds: string[]): Promise<void> {
-  for (const person of people) {
-    const tag = await createTag(t, person.token, `tag-${(tagCount += 1)}`)
-    const added = await api(person, 'POST', '/api/links/bulk', {
-      action: 'add_tag',
-      tag_id: tag.id,
-      link_ids: linkIds,
-    })
-    expect(added.statusCode).toBe(200)
-  }
 }
 
 const seenByReader = async (linkId: string) =>
@@ -150,24 +123,24 @@ describe('a link whose owner changes', () => {
   it('moved by a PATCH of organization_id leaves the collection; the tags of those who lose it go', async () => {
     const moving = await createLink(t, alice.token, { url: 'https://patch-moving.example/' })
     const collection = await sharedCollection([moving.id])
-    await tagAll([alice, reader], [moving.id])
+    await tagAll(t, [alice, reader], [moving.id])
     const moved = await api(alice, 'PATCH', `/api/links/${moving.id}`, { organization_id: orgA })
     expect(moved.statusCode).toBe(200)
     expect(moved.json().organization_id).toBe(orgA)
     expect(await heldBy(collection)).toEqual([])
     expect(await seenByReader(moving.id)).toBe(404)
-    expect(await tagOwnersOn(moving.id)).toEqual([alice.user.id])
+    expect(await tagOwnersOn(t, moving.id)).toEqual([alice.user.id])
     // From one organization to another: out of the first one's collection, and its member Bob,
     // not in the second, loses his tag; Alice, in both, keeps hers.
     const shared = await sharedCollection([moving.id], orgA)
-    await tagAll([bob, reader], [moving.id])
-    expect(await tagOwnersOn(moving.id)).toEqual(
+    await tagAll(t, [bob, reader], [moving.id])
+    expect(await tagOwnersOn(t, moving.id)).toEqual(
       [alice.user.id, bob.user.id, reader.user.id].sort(),
     )
     const again = await api(alice, 'PATCH', `/api/links/${moving.id}`, { organization_id: orgB })
     expect(again.statusCode).toBe(200)
     expect(await heldBy(shared)).toEqual([])
-    expect(await tagOwnersOn(moving.id)).toEqual([alice.user.id])
+    expect(await tagOwnersOn(t, moving.id)).toEqual([alice.user.id])
     // Each move is a change of owner, audited as a transfer; a PATCH that moves nothing is not.
     const unmoved = await api(alice, 'PATCH', `/api/links/${moving.id}`, { organization_id: orgB })
     expect(unmoved.statusCode).toBe(200)
@@ -194,12 +167,12 @@ describe('a link whose owner changes', () => {
   it('transferred to an organization, the tags of the team that loses it go', async () => {
     const moving = await createLink(t, alice.token, { url: 'https://tagged-moving.example/' })
     await sharedCollection([moving.id])
-    await tagAll([alice, reader], [moving.id])
+    await tagAll(t, [alice, reader], [moving.id])
     const moved = await api(alice, 'POST', `/api/links/${moving.id}/transfer`, {
       organization_id: orgA,
     })
     expect(moved.statusCode).toBe(200)
-    expect(await tagOwnersOn(moving.id)).toEqual([alice.user.id])
+    expect(await tagOwnersOn(t, moving.id)).toEqual([alice.user.id])
   })
 
   it('moved by a bulk share leaves the collection; one already there stays', async () => {
