@@ -83,3 +83,14 @@ export async function tagAll(
       throw new Error(`add_tag failed: ${added.statusCode} ${added.body}`)
   }
 }
+
+/** The ids of a collection's links, in the collection's order, as stored. */
+export async function collectionLinkIds(t: TestContext, collectionId: string): Promise<string[]> {
+  const rows = await t.deps.db
+    .selectFrom('collection_links')
+    .select('link_id')
+    .where('collection_id', '=', collectionId)
+    .orderBy('position')
+    .execute()
+  return rows.map((row) => row.link_id)
+}

@@ -14,8 +14,8 @@ import {
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
-import { createLink } from '../../../test/helpers/links.js'
-import type { Executor } from '../../db/schema.js'
+import { collectionLinkIds, createLink } from '../../../test/helpers/links.js'
+import { holdOpen, raceAgainst } from '../../../test/helpers/row-locks.js'
 import { moveToRecentlyDeleted } from '../links/ownership.service.js'
 import { setLinkOwner } from '../links/ownership.repo.js'
 import { lockCollection, lockLinksOfCollection, replaceCollectionLinks } from './repo.js'
@@ -28,14 +28,6 @@ beforeAll(async () => {
   ;[owner, other] = await Promise.all([createSignedInUser(t), createSignedInUser(t)])
 })
 
-const settled = (promise: Promise<unknown>) => {
-  let done = false
-  void promise.finally(() => (done = true))
-  return () => done
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
 const request = (method: 'PUT' | 'DELETE' | 'POST', url: string, payload?: object) =>
   t.app.inject({
     method,
@@ -47,16 +39,6 @@ const request = (method: 'PUT' | 'DELETE' | 'POST', url: string, payload?: objec
 const putLinks = (id: string, ids: readonly string[]) =>
   request('PUT', `/api/collections/${id}/links`, { link_ids: ids })
 
-async function storedIds(id: string): Promise<string[]> {
-  const rows = await t.deps.db
-    .selectFrom('collection_links')
-    .select('link_id')
-    .where('collection_id', '=', id)
-    .orderBy('position')
-    .execute()
-  return rows.map((row) => row.link_id)
-}
-
 /** A collection of the owner's holding `count` new links, in creation order. */
 async function collectionWithLinks(count: number): Promise<{ id: string; links: string[] }> {
   const id: string = (await request('POST', '/api/collections', { name: 'Race' })).json().id
@@ -67,94 +49,66 @@ async function collectionWithLinks(count: number): Promise<{ id: string; links: 
   return { id, links }
 }
 
-/**
- * Runs `step` in a transaction that stays open until the returned release is called (and then
- * runs `after` in it); resolves `ready` once the step is done.
- */
-function holdOpen(step: (tx: Executor) => Promise<void>, after?: (tx: Executor) => Promise<void>) {
-  let release!: () => void
-  const held = new Promise<void>((resolve) => (release = resolve))
-  let stepped!: () => void
-  const ready = new Promise<void>((resolve) => (stepped = resolve))
-  const done = t.deps.db.transaction().execute(async (tx) => {
-    await step(tx)
-    stepped()
-    await held
-    await after?.(tx)
-  })
-  return { ready, release, done }
-}
-
-/** Starts `racing`, checks it is still waiting after a while, then lets `holder` commit. */
-async function waitsFor<T>(
-  holder: ReturnType<typeof holdOpen>,
-  racing: () => Promise<T>,
-): Promise<T> {
-  await holder.ready
-  const answer = racing()
-  const answered = settled(answer)
-  await pause(300)
-  const waited = !answered()
-  holder.release()
-  await holder.done
-  expect(waited).toBe(true)
-  return answer
-}
-
 describe('PUT of a collection’s links while another writer is mid-way', () => {
   it('a PUT waits for another PUT’s uncommitted list, then replaces it with its own', async () => {
     const { id, links } = await collectionWithLinks(4)
     const [a, b, c, d] = links as [string, string, string, string]
     const collection = { id, user_id: owner.user.id, organization_id: null }
     // The other PUT's transaction, as setCollectionLinks runs it, stopped before its commit.
-    const first = holdOpen(async (tx) => {
+    const first = holdOpen(t.deps.db, async (tx) => {
       expect(await lockCollection(tx, id)).toBe(true)
       expect((await lockLinksOfCollection(tx, collection, [d, c, b])).size).toBe(3)
       await replaceCollectionLinks(tx, id, [d, c, b])
     })
-    const second = await waitsFor(first, () => putLinks(id, [b, a, d]))
+    const { waited, answer: second } = await raceAgainst(first, () => putLinks(id, [b, a, d]))
+    expect(waited).toBe(true)
     expect(second.statusCode).toBe(200)
     expect(second.json().link_count).toBe(3)
-    expect(await storedIds(id)).toEqual([b, a, d])
+    expect(await collectionLinkIds(t, id)).toEqual([b, a, d])
   })
 
   it('a PUT naming a link being deleted waits, then answers 404 on link_ids and changes nothing', async () => {
     const { id, links } = await collectionWithLinks(3)
     const [a, b, c] = links as [string, string, string]
-    const deleting = holdOpen(async (tx) => {
+    const deleting = holdOpen(t.deps.db, async (tx) => {
       await moveToRecentlyDeleted(tx, b, owner.user.id, new Date().toISOString())
     })
-    const answer = await waitsFor(deleting, () => putLinks(id, [c, b, a]))
+    const { waited, answer } = await raceAgainst(deleting, () => putLinks(id, [c, b, a]))
+    expect(waited).toBe(true)
     expectReason(answer, 404, 'NOT_FOUND')
     expect(answer.json().details).toBe('link_ids')
-    expect(await storedIds(id)).toEqual([a, c])
+    expect(await collectionLinkIds(t, id)).toEqual([a, c])
   })
 
   it('a PUT naming a link being transferred away waits, then answers 404 and changes nothing', async () => {
     const { id, links } = await collectionWithLinks(2)
     const [a, b] = links as [string, string]
-    const moving = holdOpen(async (tx) => {
+    const moving = holdOpen(t.deps.db, async (tx) => {
       const to = { user_id: other.user.id, organization_id: null }
       await setLinkOwner(tx, a, to, new Date().toISOString())
     })
-    const answer = await waitsFor(moving, () => putLinks(id, [b, a]))
+    const { waited, answer } = await raceAgainst(moving, () => putLinks(id, [b, a]))
+    expect(waited).toBe(true)
     expectReason(answer, 404, 'NOT_FOUND')
     expect(answer.json().details).toBe('link_ids')
-    expect(await storedIds(id)).toEqual([a, b])
+    expect(await collectionLinkIds(t, id)).toEqual([a, b])
   })
 
   it('deleting a link waits for a PUT holding it, then takes it out of the new list', async () => {
     const { id, links } = await collectionWithLinks(3)
     const [a, b, c] = links as [string, string, string]
     const collection = { id, user_id: owner.user.id, organization_id: null }
-    const putting = holdOpen(async (tx) => {
+    const putting = holdOpen(t.deps.db, async (tx) => {
       expect(await lockCollection(tx, id)).toBe(true)
       expect((await lockLinksOfCollection(tx, collection, [c, a, b])).size).toBe(3)
       await replaceCollectionLinks(tx, id, [c, a, b])
     })
-    const deleted = await waitsFor(putting, () => request('DELETE', `/api/links/${a}`))
+    const { waited, answer: deleted } = await raceAgainst(putting, () =>
+      request('DELETE', `/api/links/${a}`),
+    )
+    expect(waited).toBe(true)
     expect(deleted.statusCode).toBe(204)
-    expect(await storedIds(id)).toEqual([c, b])
+    expect(await collectionLinkIds(t, id)).toEqual([c, b])
   })
 
   it('a bulk delete of a dropped and a kept link waits for a PUT that has locked its links', async () => {
@@ -166,16 +120,18 @@ describe('PUT of a collection’s links while another writer is mid-way', () => 
     // it keeps, the delete would hold `a` and its entry while the PUT waited for that entry and
     // the delete for `c` — a deadlock, one of them answered 500.
     const putting = holdOpen(
+      t.deps.db,
       async (tx) => {
         expect(await lockCollection(tx, id)).toBe(true)
         expect((await lockLinksOfCollection(tx, collection, [c, b])).size).toBe(2)
       },
       (tx) => replaceCollectionLinks(tx, id, [c, b]),
     )
-    const deleted = await waitsFor(putting, () =>
+    const { waited, answer: deleted } = await raceAgainst(putting, () =>
       request('POST', '/api/links/bulk', { action: 'delete', link_ids: [a, c] }),
     )
+    expect(waited).toBe(true)
     expect(deleted.statusCode).toBe(200)
-    expect(await storedIds(id)).toEqual([b])
+    expect(await collectionLinkIds(t, id)).toEqual([b])
   })
 })

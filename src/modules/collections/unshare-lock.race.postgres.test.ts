@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { requestAs, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
+import { raceAgainst, shareLockOnLink } from '../../../test/helpers/row-locks.js'
 import { createTeamWithPeople } from '../../../test/helpers/teams.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -18,8 +19,6 @@ beforeAll(async () => {
   ;({ people, team } = await createTeamWithPeople(t, { count: 1, members: [0] }))
   owner = people[0]!
 })
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('removing a team from a collection', () => {
   it('waits for a lock another writer holds on one of its links', async () => {
@@ -36,24 +35,10 @@ describe('removing a team from a collection', () => {
       link_ids: links,
     })
     expect(put.statusCode).toBe(200)
-    let release!: () => void
-    const held = new Promise<void>((resolve) => (release = resolve))
-    let locked!: () => void
-    const ready = new Promise<void>((resolve) => (locked = resolve))
-    const holder = t.deps.db.transaction().execute(async (tx) => {
-      await tx.selectFrom('links').select('id').where('id', '=', links[1]!).forShare().execute()
-      locked()
-      await held
-    })
-    await ready
-    let done = false
-    const unshare = requestAs(t, owner, 'PATCH', `/api/collections/${id}`, { team_ids: [] })
-    void unshare.finally(() => (done = true))
-    await pause(300)
-    const waited = !done
-    release()
-    await holder
-    const answer = await unshare
+    const holder = shareLockOnLink(t.deps.db, links[1]!)
+    const { waited, answer } = await raceAgainst(holder, () =>
+      requestAs(t, owner, 'PATCH', `/api/collections/${id}`, { team_ids: [] }),
+    )
     expect(waited).toBe(true)
     expect(answer.statusCode).toBe(200)
     expect(answer.json().team_ids).toEqual([])

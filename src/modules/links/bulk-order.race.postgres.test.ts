@@ -7,8 +7,9 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser, type SignedIn } from '../../../test/helpers/factories.js'
-import { createLink, createTag } from '../../../test/helpers/links.js'
+import { collectionLinkIds, createLink, createTag } from '../../../test/helpers/links.js'
 import { createOrganization } from '../../../test/helpers/organizations.js'
+import { pause, settled, shareLockOnLink } from '../../../test/helpers/row-locks.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 let owner: SignedIn
@@ -19,26 +20,8 @@ beforeAll(async () => {
   organizationId = (await createOrganization(t, owner.token)).id
 })
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const settled = (promise: Promise<unknown>) => {
-  let done = false
-  void promise.finally(() => (done = true))
-  return () => done
-}
-
 const request = (method: 'PUT' | 'POST', url: string, payload: object) =>
   t.app.inject({ method, url, headers: bearer(owner.token), payload })
-
-async function storedIds(id: string): Promise<string[]> {
-  const rows = await t.deps.db
-    .selectFrom('collection_links')
-    .select('link_id')
-    .where('collection_id', '=', id)
-    .orderBy('position')
-    .execute()
-  return rows.map((row) => row.link_id)
-}
 
 /** A collection of the owner's holding a third link, and two more links `a` < `b` by id. */
 async function setUp(): Promise<{ id: string; a: string; b: string; c: string }> {
@@ -52,28 +35,11 @@ async function setUp(): Promise<{ id: string; a: string; b: string; c: string }>
 }
 
 /**
- * Holds a FOR SHARE lock on `a` in a transaction of its own until released: a writer that locks
- * `a` for update waits there, while a PUT's FOR SHARE lock on it is granted.
- */
-function shareLockOn(linkId: string) {
-  let release!: () => void
-  const held = new Promise<void>((resolve) => (release = resolve))
-  let locked!: () => void
-  const ready = new Promise<void>((resolve) => (locked = resolve))
-  const done = t.deps.db.transaction().execute(async (tx) => {
-    await tx.selectFrom('links').select('id').where('id', '=', linkId).forShare().execute()
-    locked()
-    await held
-  })
-  return { ready, release, done }
-}
-
-/**
  * Starts the bulk action on [b, a] while `a` is share-locked, then the PUT of [a, b]; lets the
  * lock go; answers both responses.
  */
 async function race(id: string, a: string, b: string, bulk: object) {
-  const lock = shareLockOn(a)
+  const lock = shareLockOnLink(t.deps.db, a)
   await lock.ready
   const bulkAnswer = request('POST', '/api/links/bulk', { ...bulk, link_ids: [b, a] })
   const bulkDone = settled(bulkAnswer)
@@ -94,10 +60,10 @@ describe('a bulk action on [b, a] against a PUT of [a, b]', () => {
     const { bulked, put } = await race(id, a, b, { action: 'delete' })
     expect(bulked.statusCode).toBe(200)
     // PUT first: it set [a, b], the delete took both out. Delete first: the PUT found neither.
-    if (put.statusCode === 200) expect(await storedIds(id)).toEqual([])
+    if (put.statusCode === 200) expect(await collectionLinkIds(t, id)).toEqual([])
     else {
       expect(put.statusCode).toBe(404)
-      expect(await storedIds(id)).toEqual([c])
+      expect(await collectionLinkIds(t, id)).toEqual([c])
     }
     const left = await t.deps.db
       .selectFrom('links')
@@ -117,10 +83,10 @@ describe('a bulk action on [b, a] against a PUT of [a, b]', () => {
     expect(bulked.json().count).toBe(2)
     // PUT first: [a, b], which then left the personal collection with their move. Share first:
     // the PUT named links no longer the owner's personal ones.
-    if (put.statusCode === 200) expect(await storedIds(id)).toEqual([])
+    if (put.statusCode === 200) expect(await collectionLinkIds(t, id)).toEqual([])
     else {
       expect(put.statusCode).toBe(404)
-      expect(await storedIds(id)).toEqual([c])
+      expect(await collectionLinkIds(t, id)).toEqual([c])
     }
     const moved = await t.deps.db
       .selectFrom('links')
@@ -142,7 +108,7 @@ describe('a bulk tag change on [b, a] against a bulk delete of [a, b]', () => {
   it.each(['add_tag', 'remove_tag'] as const)('%s: no 500, and the delete done', async (action) => {
     const { a, b } = await setUp()
     const tag = await createTag(t, owner.token, `race-${action}`)
-    const lock = shareLockOn(b)
+    const lock = shareLockOnLink(t.deps.db, b)
     await lock.ready
     const deleted = request('POST', '/api/links/bulk', { action: 'delete', link_ids: [a, b] })
     await pause(300)

@@ -13,17 +13,10 @@ import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser, type SignedIn } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 import { createOrganization } from '../../../test/helpers/organizations.js'
+import { holdOpen, raceAgainst } from '../../../test/helpers/row-locks.js'
 import { lockLinksInIdOrder } from './repo.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-const settled = (promise: Promise<unknown>) => {
-  let done = false
-  void promise.finally(() => (done = true))
-  return () => done
-}
 
 /**
  * Two links of `user` (in `organizationId` when given), `a` < `b` by id, with `b` first in
@@ -58,33 +51,23 @@ async function twoLinks(
 
 /**
  * A writer locks `a`, then `start` begins the many-links write, then the writer locks `b` and
- * commits: answers whether the write waited for the writer, how the writer ended, and the write's
+ * commits (a deadlock would fail it): answers whether the write waited for the writer, and its
  * answer.
  */
-async function againstWriterInIdOrder(
+function againstWriterInIdOrder(
   a: string,
   b: string,
   start: () => Promise<LightMyRequestResponse>,
 ) {
-  let release!: () => void
-  const held = new Promise<void>((resolve) => (release = resolve))
-  let locked!: () => void
-  const lockTaken = new Promise<void>((resolve) => (locked = resolve))
-  const writer = t.deps.db.transaction().execute(async (tx) => {
-    await lockLinksInIdOrder(tx, [a])
-    locked()
-    await held
-    await lockLinksInIdOrder(tx, [b])
-    await tx.updateTable('links').set({ title: 'Written' }).where('id', 'in', [a, b]).execute()
-  })
-  await lockTaken
-  const answer = start()
-  const done = settled(answer)
-  await pause(300)
-  const waited = !done()
-  release()
-  const [wrote, response] = await Promise.allSettled([writer, answer])
-  return { waited, wrote: wrote.status, response }
+  const writer = holdOpen(
+    t.deps.db,
+    (tx) => lockLinksInIdOrder(tx, [a]),
+    async (tx) => {
+      await lockLinksInIdOrder(tx, [b])
+      await tx.updateTable('links').set({ title: 'Written' }).where('id', 'in', [a, b]).execute()
+    },
+  )
+  return raceAgainst(writer, start)
 }
 
 describe('many links written at once, against a writer in id order', () => {
@@ -94,7 +77,7 @@ describe('many links written at once, against a writer in id order', () => {
       createSignedInUser(t),
     ])
     const { a, b } = await twoLinks(user)
-    const { waited, wrote, response } = await againstWriterInIdOrder(a, b, () =>
+    const { waited, answer } = await againstWriterInIdOrder(a, b, () =>
       t.app.inject({
         method: 'PUT',
         url: '/api/admin/settings/go-links',
@@ -103,8 +86,7 @@ describe('many links written at once, against a writer in id order', () => {
       }),
     )
     expect(waited).toBe(true)
-    expect(wrote).toBe('fulfilled')
-    expect(response.status === 'fulfilled' && response.value.statusCode).toBe(200)
+    expect(answer.statusCode).toBe(200)
     const rows = await t.deps.db
       .selectFrom('links')
       .select(['title', 'slug_key'])
@@ -120,7 +102,7 @@ describe('many links written at once, against a writer in id order', () => {
     const owner = await createSignedInUser(t)
     const organization = await createOrganization(t, owner.token)
     const { a, b } = await twoLinks(owner, organization.id)
-    const { waited, wrote, response } = await againstWriterInIdOrder(a, b, () =>
+    const { waited, answer } = await againstWriterInIdOrder(a, b, () =>
       t.app.inject({
         method: 'DELETE',
         url: `/api/organizations/${organization.id}`,
@@ -128,8 +110,7 @@ describe('many links written at once, against a writer in id order', () => {
       }),
     )
     expect(waited).toBe(true)
-    expect(wrote).toBe('fulfilled')
-    expect(response.status === 'fulfilled' && response.value.statusCode).toBe(204)
+    expect(answer.statusCode).toBe(204)
     expect(
       await t.deps.db.selectFrom('links').select('id').where('id', 'in', [a, b]).execute(),
     ).toEqual([])
@@ -138,7 +119,7 @@ describe('many links written at once, against a writer in id order', () => {
   it('deleting an account waits: no deadlock, and its personal links are gone', async () => {
     const user = await createSignedInUser(t)
     const { a, b } = await twoLinks(user)
-    const { waited, wrote, response } = await againstWriterInIdOrder(a, b, () =>
+    const { waited, answer } = await againstWriterInIdOrder(a, b, () =>
       t.app.inject({
         method: 'DELETE',
         url: '/api/users/me',
@@ -147,8 +128,7 @@ describe('many links written at once, against a writer in id order', () => {
       }),
     )
     expect(waited).toBe(true)
-    expect(wrote).toBe('fulfilled')
-    expect(response.status === 'fulfilled' && response.value.statusCode).toBe(204)
+    expect(answer.statusCode).toBe(204)
     expect(
       await t.deps.db.selectFrom('links').select('id').where('id', 'in', [a, b]).execute(),
     ).toEqual([])
