@@ -24,6 +24,7 @@ import {
   deleteLink as deleteLinkRow,
   findVisibleLink,
   insertLinkRow,
+  lockLinksInIdOrder,
   type VisibleLink,
 } from './repo.js'
 import {
@@ -266,6 +267,9 @@ export async function transferLink(
     )
   try {
     return await deps.db.transaction().execute(async (tx) => {
+      // Locked before it is read: a concurrent transfer or move has committed by then, so the
+      // right checked and the owner audited are the link's current ones.
+      await lockLinksInIdOrder(tx, [linkId])
       const link = reachable(caller, await findVisibleLink(tx, userId, linkId))
       const owns =
         link.organization_id === null
