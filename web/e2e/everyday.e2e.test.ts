@@ -15,8 +15,10 @@ import {
   ALL_TOKEN_PERMISSIONS,
   openBrowser,
   type FileBrowser,
+  recordActivity,
   startConsoleServer,
   type ConsoleServer,
+  waitForSignedInFrame,
 } from './harness.ts'
 import enOrgs from '../src/i18n/en/orgs.json' with { type: 'json' }
 import deOrgs from '../src/i18n/de/orgs.json' with { type: 'json' }
@@ -124,6 +126,7 @@ async function signIn(
     locale: options.locale ?? 'en-US',
   })
   const page = await context.newPage()
+  const lately = recordActivity(page)
   await page.goto('/login')
   await page.locator('input[name="email"]').fill(who.email)
   await page.locator('input[name="password"]').fill(who.password)
@@ -131,7 +134,7 @@ async function signIn(
   await page.waitForURL(`${server.baseUrl}/links`)
   // The address changes before the signed-in frame replaces the sign-in page: wait for the frame
   // (its keyboard shortcut listens from then on) and the page in it.
-  await page.locator('.topbar').waitFor()
+  await waitForSignedInFrame(page, lately)
   await page.locator('main.content h1').waitFor()
   return { context, page }
 }

@@ -14,6 +14,7 @@ import {
   type BrowserContext,
   type BrowserContextOptions,
   type Page,
+  type Request,
 } from 'playwright-core'
 import { spawn } from 'node:child_process'
 import { assertBuilt, SERVER_ENTRY } from '../../test/helpers/built-server.ts'
@@ -118,8 +119,9 @@ export async function startConsoleServer(
 }
 
 /**
- * What a page did lately — its API answers (method, path, status, milliseconds), navigations and
- * script errors — for a failed wait to say where the page went instead of only "timed out".
+ * What a page did lately — its API answers (method, path, status, milliseconds), navigations,
+ * script errors and console errors — and which of its requests (any kind, scripts too) were still
+ * unanswered, for a failed wait to say where the page went instead of only "timed out".
  */
 export function recordActivity(page: Page, keep = 12): () => string {
   const lines: string[] = []
@@ -128,7 +130,16 @@ export function recordActivity(page: Page, keep = 12): () => string {
     if (lines.length > keep) lines.shift()
   }
   const started = new Map<object, number>()
-  page.on('request', (request) => started.set(request, Date.now()))
+  const unanswered = new Map<Request, number>()
+  page.on('request', (request) => {
+    started.set(request, Date.now())
+    unanswered.set(request, Date.now())
+  })
+  page.on('requestfinished', (request) => unanswered.delete(request))
+  page.on('requestfailed', (request) => unanswered.delete(request))
+  page.on('console', (message) => {
+    if (message.type() === 'error') note(`console error: ${message.text().slice(0, 200)}`)
+  })
   page.on('response', (response) => {
     const url = new URL(response.url())
     if (!url.pathname.startsWith('/api/') && response.request().resourceType() !== 'document')
@@ -148,7 +159,30 @@ export function recordActivity(page: Page, keep = 12): () => string {
     (frame) => frame === page.mainFrame() && note(`at ${new URL(frame.url()).pathname}`),
   )
   page.on('pageerror', (error) => note(`page error: ${error.message}`))
-  return () => [`url ${new URL(page.url()).pathname}`, ...lines].join('; ')
+  const stillWaiting = () =>
+    [...unanswered].map(
+      ([request, began]) =>
+        `unanswered ${request.method()} ${new URL(request.url()).pathname} (${Date.now() - began} ms)`,
+    )
+  return () => [`url ${new URL(page.url()).pathname}`, ...lines, ...stillWaiting()].join('; ')
+}
+
+/**
+ * Waits for the signed-in frame after a sign-in; a failure says what the page showed and did
+ * (`lately`: the page's `recordActivity`).
+ */
+export async function waitForSignedInFrame(page: Page, lately: () => string): Promise<void> {
+  await page
+    .locator('.topbar')
+    .waitFor({ timeout: 30_000 })
+    .catch(async (error: unknown) => {
+      const shown = await page
+        .evaluate(() => document.body.innerText.replace(/\s+/g, ' ').slice(0, 300))
+        .catch(() => '(unreadable)')
+      throw new Error(`no signed-in frame; the page showed "${shown}"; ${lately()}`, {
+        cause: error,
+      })
+    })
 }
 
 export function assertChromium(): void {
