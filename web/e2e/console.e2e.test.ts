@@ -5,7 +5,7 @@
  * Every page visited is checked by axe-core in the light and the dark theme.
  */
 import fs from 'node:fs'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page, Request } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   OIDC_CLIENT_ID,
@@ -67,9 +67,17 @@ async function signIn(page: Page, email: string, password: string): Promise<void
 }
 
 async function signOut(page: Page): Promise<void> {
+  const askedFor: string[] = []
+  const note = (request: Request) => askedFor.push(new URL(request.url()).pathname)
+  page.on('request', note)
   await page.getByRole('button', { name: ADMIN.name }).click()
   await page.getByRole('menuitem', { name: 'Sign out' }).click()
   await page.waitForURL('**/login')
+  await page.getByLabel('Email address').waitFor()
+  page.off('request', note)
+  // Signed out, the frame that was left asks for nothing more as the person it showed (such a
+  // request's 401 would send them to sign in again, with a return address).
+  expect(askedFor.filter((path) => path === '/api/users/me')).toEqual([])
 }
 
 const api = (path: string, init?: ApiInit) => apiRequest(server, path, init)

@@ -9,6 +9,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
 import { useState } from 'react'
 import { client, unwrap } from '../api/client'
+import { leaveSignedIn } from '../auth/sign-out'
 import { meQuery, providersQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import { announce } from '../ui/announce'
@@ -266,8 +267,7 @@ export function DeleteAccount() {
     failure.clear()
     try {
       await reauth.run(() => unwrap(client.DELETE('/api/users/me', { body: {} })))
-      queryClient.clear()
-      void navigate({ to: '/login' })
+      await leaveSignedIn(queryClient, () => navigate({ to: '/login' }))
     } catch (error) {
       failure.set(error)
     }

@@ -14,6 +14,7 @@ import { ReauthCancelled, unlessCancelled, useReauth } from '../ui/reauth-dialog
 import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components'
 import { useNavigate } from '@tanstack/react-router'
 import { client, unwrap } from '../api/client'
+import { leaveSignedIn } from '../auth/sign-out'
 import { ApiError } from '../api/errors'
 import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
@@ -199,8 +200,9 @@ function SignInAgain() {
       className="button button-secondary"
       onPress={async () => {
         await client.POST('/api/auth/logout').catch(() => undefined)
-        queryClient.clear()
-        void navigate({ to: '/login', search: { return_to: '/account/security' } })
+        await leaveSignedIn(queryClient, () =>
+          navigate({ to: '/login', search: { return_to: '/account/security' } }),
+        )
       }}
     >
       {t('passkeys.signInAgain')}

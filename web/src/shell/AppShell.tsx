@@ -8,6 +8,7 @@ import { Link, Outlet, useNavigate, useRouterState } from '@tanstack/react-route
 import { lazy, Suspense, useEffect, useRef, useState, type ReactNode } from 'react'
 import { Button, Menu, MenuItem, MenuTrigger, Popover, Separator } from 'react-aria-components'
 import { client } from '../api/client'
+import { leaveSignedIn } from '../auth/sign-out'
 import { meQuery, mfaStatusQuery } from '../api/queries'
 import { useI18n } from '../i18n/i18n'
 import '../ui/stacked-table.css'
@@ -119,8 +120,7 @@ export function AppShell({ children }: { children?: ReactNode } = {}) {
 
   const signOut = async () => {
     await client.POST('/api/auth/logout').catch(() => undefined)
-    queryClient.clear()
-    void navigate({ to: '/login' })
+    await leaveSignedIn(queryClient, () => navigate({ to: '/login' }))
   }
 
   const navLink = (to: NavTarget, label: string, exact = to !== '/links' && to !== '/orgs') => (
