@@ -4,7 +4,7 @@
  * operations from the OpenAPI document; a summary line says what the token will be able to do.
  */
 import { useMutation, useQuery } from '@tanstack/react-query'
-import { useState } from 'react'
+import { useEffect, useState } from 'react'
 import { client, unwrap } from '../api/client'
 import { useI18n } from '../i18n/i18n'
 import { FormError, SelectField, SubmitButton, TextField } from '../ui/form'
@@ -79,6 +79,12 @@ export function TokenForm({
   const [picked, setPicked] = useState<string[]>([])
   const [access, setAccess] = useState<Partial<Record<Area, Access>>>({})
   const areas = AREAS.filter((area) => isAdmin || !area.startsWith('admin.'))
+  // The form appears on the person's request (a new token, a replacement), below the list: its
+  // first field takes the focus when the form is there, however long its policy took to load.
+  const formElement = formError.form
+  useEffect(() => {
+    formElement.current?.querySelector<HTMLInputElement>('input[name="name"]')?.focus()
+  }, [formElement])
 
   const expiresAt =
     expiry === 'date'

@@ -62,13 +62,8 @@ export function TokensPage() {
   const items = tokens.data?.items ?? []
   const legacyRefusedFrom = policy.data?.legacy_refused_from ?? null
   const formShown = formOpen || replacing !== null
-  const openForm = () => {
-    setFormOpen(true)
-    // The form appears under the list: bring its first field to the person.
-    window.requestAnimationFrame(() =>
-      document.querySelector<HTMLInputElement>('#token-form input[name="name"]')?.focus(),
-    )
-  }
+  // The form takes the focus itself once it is shown (TokenForm).
+  const openForm = () => setFormOpen(true)
   return (
     <Page
       title={t('tokens.title')}
