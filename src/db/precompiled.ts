@@ -114,10 +114,12 @@ function withValues<Row>(
 }
 
 /**
- * A read built and compiled once per engine, then run with each call's values through the executor
- * it is given, as a built query runs: not the hot path's read cache (SQLite) nor a named prepared
- * statement (PostgreSQL plans it with the call's values). For reads of every page whose building
- * and compiling cost as much as running them (the Links list's per-link reads).
+ * A read built and compiled once per engine, then run with each call's values: not through the
+ * hot path's read cache (SQLite; its rows are not kept) nor as a named prepared statement
+ * (PostgreSQL plans it with the call's values, through the executor as a built query runs). On
+ * SQLite it runs at once when no transaction holds the connection, as a precompiled read does.
+ * For reads of every page whose building and compiling cost as much as running them (the Links
+ * list's page and per-link reads).
  */
 export function compiledOnce<Name extends string, Row>(
   names: readonly Name[],
@@ -133,6 +135,13 @@ export function compiledOnce<Name extends string, Row>(
     }
     const { compiled, slots } = prepared
     const parameters = withValues(compiled, slots, values)
+    const immediate = immediateReaders.get(ex)?.(
+      compiled.sql,
+      parameters as Value[],
+      undefined,
+      false,
+    )
+    if (immediate !== undefined) return immediate as Row[]
     return (await ex.executeQuery<Row>({ ...compiled, parameters })).rows
   }
 }
