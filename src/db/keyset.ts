@@ -64,6 +64,14 @@ export function keyset<DB, TB extends keyof DB, O>(
 /** A timestamp as this service stores and issues them (toISOString, from 1970 on). */
 const ISSUED_TIMESTAMP = /^(19[7-9]\d|[2-9]\d{3})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
+/** A cursor of a newest-first page carries a time this service issued: a 400 otherwise. */
+export function assertIssuedCursor(window: PageWindow): void {
+  // A forged time would reach PostgreSQL as an invalid timestamptz: a 400, not a database error.
+  const time = window.after?.[0]
+  if (time !== undefined && !(ISSUED_TIMESTAMP.test(time) && new Date(time).toISOString() === time))
+    throw invalidField('cursor', CURSOR_NOT_ISSUED)
+}
+
 /** Newest first over (created_at, id) — the order of most collections — or another time column. */
 export function newestFirst<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
@@ -71,14 +79,7 @@ export function newestFirst<DB, TB extends keyof DB, O>(
   table?: string,
   column = 'created_at',
 ): SelectQueryBuilder<DB, TB, O> {
-  // A forged time would reach PostgreSQL as an invalid timestamptz: a 400, not a database error.
-  const time = window.after?.[0]
-  if (
-    time !== undefined &&
-    !(ISSUED_TIMESTAMP.test(time) && new Date(time).toISOString() === time)
-  ) {
-    throw invalidField('cursor', CURSOR_NOT_ISSUED)
-  }
+  assertIssuedCursor(window)
   return keyset(query, window, { column, ...(table !== undefined && { table }), direction: 'desc' })
 }
 

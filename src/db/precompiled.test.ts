@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestApp, type TestContext } from '../../test/helpers/app.js'
 import { createUser, openSessionFor } from '../../test/helpers/factories.js'
 import { authenticateBearer } from '../identity/authenticate.js'
-import { precompiled, sharePlaceholders } from './precompiled.js'
+import { compiledOnce, precompiled, sharePlaceholders } from './precompiled.js'
+import { isPostgres } from './engine.js'
+import type { Executor } from './schema.js'
 import { CompiledQuery, sql } from 'kysely'
 
 let t: TestContext
@@ -158,5 +160,38 @@ describe('precompiled queries', () => {
     release()
     await transaction
     expect((await read)?.user.id).toBe(user.id)
+  })
+})
+
+describe('queries compiled once', () => {
+  it('run with fresh values, an array one included, in and out of transactions', async () => {
+    const named = compiledOnce(['ids', 'name'], (ex, p) => {
+      const inIds = isPostgres(ex)
+        ? sql<boolean>`id = any(cast(${p.ids} as text[]))`
+        : sql<boolean>`id in (select value from json_each(${p.ids}))`
+      return ex.selectFrom('users').select('id').where(inIds).where('name', '=', p.name)
+    })
+    const ids = (list: string[]) => (isPostgres(t.deps.db) ? list : JSON.stringify(list))
+    const [a, b] = await Promise.all([
+      createUser(t, { name: 'Once' }),
+      createUser(t, { name: 'Once' }),
+    ])
+    const found = async (ex: Executor, list: string[], name: string) =>
+      (await named(ex, { ids: ids(list), name })).map((row) => row.id).sort()
+    expect(await found(t.deps.db, [a.user.id, b.user.id], 'Once')).toEqual(
+      [a.user.id, b.user.id].sort(),
+    )
+    expect(await found(t.deps.db, [a.user.id], 'Once')).toEqual([a.user.id])
+    expect(await found(t.deps.db, [a.user.id], 'Other')).toEqual([])
+    // What the transaction wrote it reads, as any statement of the transaction does.
+    await t.deps.db
+      .transaction()
+      .execute(async (tx) => {
+        await tx.updateTable('users').set({ name: 'Renamed' }).where('id', '=', b.user.id).execute()
+        expect(await found(tx, [a.user.id, b.user.id], 'Renamed')).toEqual([b.user.id])
+        throw new Error('roll back')
+      })
+      .catch(() => undefined)
+    expect(await found(t.deps.db, [b.user.id], 'Once')).toEqual([b.user.id])
   })
 })

@@ -80,6 +80,73 @@ export function sharePlaceholders<Row>(
 }
 
 /**
+ * The query built with sentinel values in place of the named parameters and compiled; `slots`
+ * names the parameter each position takes (null: a value of the query's own).
+ */
+function compileWithSlots<Name extends string, Row>(
+  ex: Executor,
+  names: readonly Name[],
+  build: (ex: Executor, params: Record<Name, string>) => Compilable<Row>,
+): { compiled: CompiledQuery<Row>; slots: Array<string | null> } {
+  const sentinels = Object.fromEntries(
+    names.map((name) => [name, `\u0000param:${name}\u0000`]),
+  ) as Record<Name, string>
+  const built = build(ex, sentinels).compile()
+  const found = built.parameters.map(
+    (value) => names.find((name) => sentinels[name] === value) ?? null,
+  )
+  for (const name of names) {
+    if (!found.includes(name))
+      throw new Error(`precompiled query does not use its parameter "${name}"`)
+  }
+  return isPostgres(ex) ? sharePlaceholders(built, found) : { compiled: built, slots: found }
+}
+
+function withValues<Row>(
+  compiled: CompiledQuery<Row>,
+  slots: Array<string | null>,
+  values: Record<string, unknown>,
+): unknown[] {
+  return compiled.parameters.map((value, i) => {
+    const slot = slots[i]
+    return slot === null || slot === undefined ? value : values[slot]
+  })
+}
+
+/**
+ * A read built and compiled once per engine, then run with each call's values: not through the
+ * hot path's read cache (SQLite; its rows are not kept) nor as a named prepared statement
+ * (PostgreSQL plans it with the call's values, through the executor as a built query runs). On
+ * SQLite it runs at once when no transaction holds the connection, as a precompiled read does.
+ * For reads of every page whose building and compiling cost as much as running them (the Links
+ * list's page and per-link reads).
+ */
+export function compiledOnce<Name extends string, Row>(
+  names: readonly Name[],
+  build: (ex: Executor, params: Record<Name, string>) => Compilable<Row>,
+): (ex: Executor, values: Record<Name, unknown>) => Promise<Row[]> {
+  const byEngine = new Map<boolean, { compiled: CompiledQuery<Row>; slots: Array<string | null> }>()
+  return async (ex, values) => {
+    const engine = isPostgres(ex)
+    let prepared = byEngine.get(engine)
+    if (prepared === undefined) {
+      prepared = compileWithSlots(ex, names, build)
+      byEngine.set(engine, prepared)
+    }
+    const { compiled, slots } = prepared
+    const parameters = withValues(compiled, slots, values)
+    const immediate = immediateReaders.get(ex)?.(
+      compiled.sql,
+      parameters as Value[],
+      undefined,
+      false,
+    )
+    if (immediate !== undefined) return immediate as Row[]
+    return (await ex.executeQuery<Row>({ ...compiled, parameters })).rows
+  }
+}
+
+/**
  * `map` turns a row into what callers use. On SQLite its result may be kept and shared by later
  * calls (frozen, with the objects it holds): it must depend on the row alone.
  */
@@ -91,20 +158,7 @@ export function precompiled<Name extends string, Row, Out = Row>(
   const byExecutor = new WeakMap<Executor, Prepared<Row>>()
 
   const prepare = (ex: Executor): Prepared<Row> => {
-    const sentinels = Object.fromEntries(
-      names.map((name) => [name, `\u0000param:${name}\u0000`]),
-    ) as Record<Name, string>
-    const built = build(ex, sentinels).compile()
-    const found = built.parameters.map(
-      (value) => names.find((name) => sentinels[name] === value) ?? null,
-    )
-    for (const name of names) {
-      if (!found.includes(name))
-        throw new Error(`precompiled query does not use its parameter "${name}"`)
-    }
-    const { compiled, slots } = isPostgres(ex)
-      ? sharePlaceholders(built, found)
-      : { compiled: built, slots: found }
+    const { compiled, slots } = compileWithSlots(ex, names, build)
     return { compiled, slots, name: statementName(compiled.sql) }
   }
 
@@ -115,10 +169,7 @@ export function precompiled<Name extends string, Row, Out = Row>(
       byExecutor.set(ex, prepared)
     }
     const { compiled, slots } = prepared
-    const parameters = compiled.parameters.map((value, i) => {
-      const slot = slots[i]
-      return slot === null || slot === undefined ? value : values[slot as Name]
-    })
+    const parameters = withValues(compiled, slots, values)
     const immediate = immediateReaders.get(ex)?.(
       compiled.sql,
       parameters as Value[],

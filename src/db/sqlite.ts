@@ -233,11 +233,16 @@ class SqliteConnection implements DatabaseConnection {
     return this.#writes
   }
 
-  readNow(sql: string, parameters: Parameters, map: Mapper | undefined): readonly unknown[] {
+  readNow(
+    sql: string,
+    parameters: Parameters,
+    map: Mapper | undefined,
+    keep: boolean,
+  ): readonly unknown[] {
     const { statement } = this.#prepared(sql)
     // #call's work, written out: one closure fewer on every authenticated request.
     try {
-      if (this.#cache === null) return mapAll(statement.all(...parameters), map)
+      if (this.#cache === null || !keep) return mapAll(statement.all(...parameters), map)
       return this.#cache.read(
         sql,
         parameters,
@@ -324,19 +329,23 @@ class SqliteDriver implements Driver {
     sql: string,
     parameters: Parameters,
     map: Mapper | undefined,
+    keep: boolean,
   ): readonly unknown[] | undefined {
-    return this.#mutex.locked ? undefined : this.#connection.readNow(sql, parameters, map)
+    return this.#mutex.locked ? undefined : this.#connection.readNow(sql, parameters, map, keep)
   }
 }
 
 /**
- * A synchronous read path beside Kysely's queue, for precompiled hot-path queries: their rows,
- * each passed through `map` when given, or undefined when the caller must queue instead.
+ * A synchronous read path beside Kysely's queue, for precompiled queries: their rows, each passed
+ * through `map` when given, or undefined when the caller must queue instead. `keep` (default true)
+ * answers from the read cache and keeps the rows there; false reads the database every time (a
+ * page of links: db/precompiled.ts compiledOnce).
  */
 export type ImmediateReader = (
   sql: string,
   parameters: Parameters,
   map?: Mapper,
+  keep?: boolean,
 ) => readonly unknown[] | undefined
 
 /** Kysely's SQLite dialect (compiler, adapter, introspector) over the driver above. */
@@ -413,6 +422,7 @@ export function createSqliteDialect(
   const dialect = new SwitchboardSqliteDialect(openSqlite(file), options)
   return {
     dialect,
-    readNow: (sql, parameters, map) => dialect.driver.readNow(sql, parameters, map),
+    readNow: (sql, parameters, map, keep = true) =>
+      dialect.driver.readNow(sql, parameters, map, keep),
   }
 }

@@ -12,7 +12,11 @@ export function containing(text: string): string {
  * does not match.
  */
 export function anyContains(columns: readonly string[], text: string): RawBuilder<boolean> {
-  const pattern = containing(text)
+  return anyLike(columns, containing(text))
+}
+
+/** anyContains with the LIKE pattern made already (`containing`), or a value bound later. */
+export function anyLike(columns: readonly string[], pattern: string): RawBuilder<boolean> {
   const matches = columns.map(
     (column) => sql`lower(${sql.ref(column)}) like lower(${pattern}) escape '\\'`,
   )

@@ -4,12 +4,12 @@
  */
 import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import type { Executor, LinksTable, Timestamp } from '../../db/schema.js'
-import { newestFirst, type PageWindow } from '../../db/keyset.js'
+import { assertIssuedCursor, newestFirst, type PageWindow } from '../../db/keyset.js'
 import { invalidField } from '../../errors.js'
 import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
-import { anyContains } from '../../db/text-search.js'
+import { anyContains, anyLike, containing } from '../../db/text-search.js'
 import type { Role } from '../organizations/roles.js'
-import { precompiled } from '../../db/precompiled.js'
+import { compiledOnce, precompiled } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import { urlKey } from '../../lib/url-key.js'
 import {
@@ -69,12 +69,24 @@ type VisibleRow = Omit<VisibleLink, 'forwarding_enabled' | 'role'> & {
   role: string | null
 }
 
-/** SQLite answers booleans as 0/1. */
+/**
+ * SQLite answers booleans as 0/1. The fields are named one by one: a page maps 51 rows, and
+ * spreading node:sqlite's rows costs several times more.
+ */
 function asVisible(row: VisibleRow): VisibleLink {
   return {
-    ...row,
+    id: row.id,
+    user_id: row.user_id,
+    organization_id: row.organization_id,
+    created_by: row.created_by,
+    url: row.url,
+    title: row.title,
+    slug: row.slug,
     forwarding_enabled: Boolean(row.forwarding_enabled),
+    created_at: row.created_at,
+    updated_at: row.updated_at,
     role: row.role as Role | null,
+    organization_name: row.organization_name,
   }
 }
 
@@ -142,36 +154,91 @@ function searchTablePages(ex: Executor, q: string): boolean {
   return !isPostgres(ex) && [...q].length >= TRIGRAM
 }
 
+/** What a search page's statement is run with (or, compiled once, the placeholders for it). */
+interface SearchPageValues {
+  userId: string
+  /** The term as one FTS5 phrase. */
+  phrase: string
+  /** The term as a LIKE pattern (text-search.ts containing). */
+  pattern: string
+  afterTime: string
+  afterId: string
+  /** The page's size plus one: the extra row only tells whether there is a next page. */
+  limit: string | number
+}
+
 /**
- * SQLite: the ids of a search page's links, read from the search table alone — its trigram index
+ * SQLite: a search page, its links' ids read from the search table alone — its trigram index
  * finds the matches, and the copies of each link's text, id, owner and creation time it holds
  * decide the match (the LIKE), the visibility, the filters on the owner and the page — so a search
  * reads one row per match there and only the page's rows of links
  * (docs/decisions/0045-link-search-page-from-the-search-table.md).
  */
-function searchPageIds(
+function searchPageQuery(
   ex: Executor,
-  userId: string,
+  values: SearchPageValues,
   filters: LinkFilters,
-  q: string,
-  window: PageWindow,
+  withCursor: boolean,
 ) {
-  const phrase = `"${q.replaceAll('"', '""')}"`
   const row = {
     id: 'links_fts.link_id',
     userId: 'links_fts.user_id',
     organizationId: 'links_fts.organization_id',
   }
+  const limit = sql<number>`${values.limit}`
   const conditions = [
-    anyContains(['links_fts.title', 'links_fts.url', 'links_fts.slug'], q),
-    visibleToIndexed(ex, userId, row),
+    anyLike(['links_fts.title', 'links_fts.url', 'links_fts.slug'], values.pattern),
+    visibleToIndexed(ex, values.userId, row),
     ...ownerConditions(filters, row.organizationId),
   ]
-  if (window.after !== null)
-    conditions.push(
-      sql<boolean>`(links_fts.created_at, links_fts.link_id) < (${window.after[0]}, ${window.after[1]})`,
-    )
-  return sql`select links_fts.link_id from links_fts where links_fts match ${phrase} and ${sql.join(conditions, sql` and `)} order by links_fts.created_at desc, links_fts.link_id desc limit ${window.limit + 1}`
+  const after = (table: string, id: string) =>
+    sql<boolean>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.${id}`)}) < (${values.afterTime}, ${values.afterId})`
+  if (withCursor) conditions.push(after('links_fts', 'link_id'))
+  const ids = sql`select links_fts.link_id from links_fts where links_fts match ${values.phrase} and ${sql.join(conditions, sql` and `)} order by links_fts.created_at desc, links_fts.link_id desc limit ${limit}`
+  let page = linksAsSeenBy(ex, values.userId).where(
+    sql<boolean>`${sql.ref('links.id')} in (${ids})`,
+  )
+  if (withCursor) page = page.where(after('links', 'id'))
+  return page.orderBy('links.created_at', 'desc').orderBy('links.id', 'desc').limit(limit)
+}
+
+const SEARCH_PAGE_VALUES = ['userId', 'phrase', 'pattern', 'limit'] as const
+
+/**
+ * The search page without a filter on the owner — the Links screen's search — compiled once, with
+ * a cursor and without: building and compiling it cost as much as running it
+ * (docs/decisions/0055-links-page-one-read-for-its-extras.md).
+ */
+const selectSearchPage = {
+  first: compiledOnce(SEARCH_PAGE_VALUES, (ex, p) =>
+    searchPageQuery(ex, { ...p, afterTime: '', afterId: '' }, {}, false),
+  ),
+  after: compiledOnce([...SEARCH_PAGE_VALUES, 'afterTime', 'afterId'], (ex, p) =>
+    searchPageQuery(ex, p, {}, true),
+  ),
+}
+
+async function searchPage(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+  q: string,
+  window: PageWindow,
+): Promise<VisibleLink[]> {
+  assertIssuedCursor(window)
+  const values = {
+    userId,
+    phrase: `"${q.replaceAll('"', '""')}"`,
+    pattern: containing(q),
+    afterTime: window.after?.[0] ?? '',
+    afterId: window.after?.[1] ?? '',
+    limit: window.limit + 1,
+  }
+  const rows =
+    ownerConditions(filters, 'links_fts.organization_id').length > 0
+      ? await searchPageQuery(ex, values, filters, window.after !== null).execute()
+      : await (window.after === null ? selectSearchPage.first : selectSearchPage.after)(ex, values)
+  return rows.map(asVisible)
 }
 
 /** The visible links matching the filters (all but the collection and the order). */
@@ -261,7 +328,12 @@ export async function listVisibleLinks(
 ): Promise<VisibleLink[]> {
   const query = filteredLinks(ex, userId, filters)
   if (filters.collectionId !== undefined)
-    return (await inCollectionOrder(ex, query, userId, filters.collectionId, window)).map(asVisible)
+    return (await inCollectionOrder(ex, query, userId, filters.collectionId, window)).map(
+      (row) => ({
+        ...asVisible(row),
+        position_sort: row.position_sort,
+      }),
+    )
   if (filters.clicksSince !== undefined) {
     const clicks = clicksSinceOf(filters.clicksSince)
     const after = afterClicks(window)
@@ -276,16 +348,15 @@ export async function listVisibleLinks(
       .orderBy(clicks, 'desc')
       .orderBy('links.id', 'desc')
       .limit(window.limit + 1)
-    return (await ordered.execute()).map(asVisible)
+    return (await ordered.execute()).map((row) => ({
+      ...asVisible(row),
+      clicks_sort: row.clicks_sort,
+    }))
   }
   const otherFilters =
     filters.tagId !== undefined || filters.scope !== undefined || filters.pinned !== undefined
-  if (!otherFilters && filters.q !== undefined && searchTablePages(ex, filters.q)) {
-    const page = linksAsSeenBy(ex, userId).where(
-      sql<boolean>`${sql.ref('links.id')} in (${searchPageIds(ex, userId, filters, filters.q, window)})`,
-    )
-    return (await newestFirst(page, window, 'links').execute()).map(asVisible)
-  }
+  if (!otherFilters && filters.q !== undefined && searchTablePages(ex, filters.q))
+    return searchPage(ex, userId, filters, filters.q, window)
   if (!otherFilters && filters.q === undefined) {
     const owners = await pageOwners(ex, userId, filters)
     if (owners !== null) {
@@ -576,16 +647,6 @@ export async function findOwnTagsOfLinks(
     .execute()
   for (const row of rows) byLink.get(row.link_id)?.push({ id: row.tag_id, name: row.name })
   return byLink
-}
-
-/** The user's own tags on each of the links, by tag name ignoring case. */
-export async function findOwnTagIdsOfLinks(
-  ex: Executor,
-  userId: string,
-  linkIds: readonly string[],
-): Promise<Map<string, string[]>> {
-  const tags = await findOwnTagsOfLinks(ex, userId, linkIds)
-  return new Map([...tags].map(([linkId, own]) => [linkId, own.map((tag) => tag.id)]))
 }
 
 /** Replaces the user's own tags on the link; other users' tags on a shared link stay. */

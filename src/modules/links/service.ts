@@ -24,9 +24,7 @@ import { organizationNotFound, requirePermission } from '../organizations/access
 import { can } from '../organizations/roles.js'
 import { findOwnTagIds } from '../tags/repo.js'
 import {
-  findOwnTagIdsOfLinks,
   findDailyClicks,
-  sumClicksSince,
   findVisibleLink,
   insertLink,
   countVisibleLinks,
@@ -52,14 +50,8 @@ import type {
   UpdateLinkBody,
 } from './schemas.js'
 import { normalizeLinkUrl } from './url.js'
-import {
-  deletePin,
-  findPinnedLinkIds,
-  findTeamsOfLinks,
-  findTeamsSeeingLinks,
-  insertPin,
-  syncSlugKeys,
-} from './shares.repo.js'
+import { deletePin, insertPin, syncSlugKeys } from './shares.repo.js'
+import { findViewExtras, type ViewExtras } from './view-extras.repo.js'
 import { setLinkTeams } from './shares.service.js'
 import { dropAfterOwnerChange } from './ownership.repo.js'
 import { recordAudits, type AuditEntry } from '../audit/service.js'
@@ -87,30 +79,6 @@ function firstDayOf(deps: Deps, days: number): string {
   return new Date(deps.clock.now().getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10)
 }
 
-/** What a link view adds to the row, read for a page of links at once. */
-interface ViewExtras {
-  tagIds: Map<string, string[]>
-  clicks: Map<string, number>
-  teams: Map<string, { id: string }[]>
-  seenByTeams: Map<string, string[]>
-  pinned: Set<string>
-}
-
-async function extrasOf(
-  ex: Executor,
-  userId: string,
-  ids: readonly string[],
-  fromDay: string,
-): Promise<ViewExtras> {
-  return {
-    tagIds: await findOwnTagIdsOfLinks(ex, userId, ids),
-    clicks: await sumClicksSince(ex, ids, fromDay),
-    teams: await findTeamsOfLinks(ex, ids),
-    seenByTeams: await findTeamsSeeingLinks(ex, userId, ids),
-    pinned: await findPinnedLinkIds(ex, userId, ids),
-  }
-}
-
 function toView(link: VisibleLink, userId: string, extras: ViewExtras): LinkView {
   const own = link.organization_id === null && link.user_id === userId
   const organization = link.role === null ? null : link.organization_name
@@ -124,7 +92,7 @@ function toView(link: VisibleLink, userId: string, extras: ViewExtras): LinkView
     organization_id: link.organization_id,
     clicks_30d: extras.clicks.get(link.id) ?? 0,
     can_change: mayChange(link, userId),
-    team_ids: (extras.teams.get(link.id) ?? []).map((team) => team.id),
+    team_ids: extras.teamIds.get(link.id) ?? [],
     shared_via: own ? null : { organization, teams: extras.seenByTeams.get(link.id) ?? [] },
     pinned: extras.pinned.has(link.id),
     created_at: link.created_at,
@@ -140,7 +108,7 @@ async function viewOf(
 ): Promise<LinkView> {
   const link = await findVisibleLink(ex, userId, linkId)
   if (link === null) throw linkNotFound()
-  return toView(link, userId, await extrasOf(ex, userId, [linkId], fromDay))
+  return toView(link, userId, await findViewExtras(ex, userId, [linkId], fromDay))
 }
 
 /** The link's clicks per UTC day over the last 90 days, zeros included. */
@@ -268,7 +236,12 @@ export async function listLinks(
   }
   const rows = await listVisibleLinks(deps.db, caller.user.id, filters, window)
   const ids = rows.slice(0, window.limit).map((row) => row.id)
-  const extras = await extrasOf(deps.db, caller.user.id, ids, firstDayOf(deps, CLICK_VIEW_DAYS))
+  const extras = await findViewExtras(
+    deps.db,
+    caller.user.id,
+    ids,
+    firstDayOf(deps, CLICK_VIEW_DAYS),
+  )
   return toPage(
     rows,
     window.limit,

@@ -29,49 +29,6 @@ export async function findTeamsOfLinks(
   return byLink
 }
 
-/**
- * Of each link, the names of the user's teams that see it: shared with the team, or in a
- * collection shared with it.
- */
-export async function findTeamsSeeingLinks(
-  ex: Executor,
-  userId: string,
-  linkIds: readonly string[],
-): Promise<Map<string, string[]>> {
-  const byLink = new Map<string, Set<string>>()
-  if (linkIds.length === 0) return new Map()
-  const direct = ex
-    .selectFrom('team_members')
-    .innerJoin('link_teams', 'link_teams.team_id', 'team_members.team_id')
-    .innerJoin('teams', 'teams.id', 'team_members.team_id')
-    .select(['link_teams.link_id', 'teams.name', 'teams.name_key'])
-    .where('team_members.user_id', '=', userId)
-    .where('link_teams.link_id', 'in', linkIds)
-  const byCollection = ex
-    .selectFrom('team_members')
-    .innerJoin('collection_teams', 'collection_teams.team_id', 'team_members.team_id')
-    .innerJoin(
-      'collection_links',
-      'collection_links.collection_id',
-      'collection_teams.collection_id',
-    )
-    .innerJoin('teams', 'teams.id', 'team_members.team_id')
-    .select(['collection_links.link_id', 'teams.name', 'teams.name_key'])
-    .where('team_members.user_id', '=', userId)
-    .where('collection_links.link_id', 'in', linkIds)
-  const rows = await ex
-    .selectFrom(direct.unionAll(byCollection).as('seen'))
-    .selectAll()
-    .orderBy('seen.name_key')
-    .execute()
-  for (const row of rows) {
-    const names = byLink.get(row.link_id) ?? new Set<string>()
-    names.add(row.name)
-    byLink.set(row.link_id, names)
-  }
-  return new Map([...byLink].map(([id, names]) => [id, [...names]]))
-}
-
 /** The teams among `teamIds` that exist (all of them) or that the user is a member of. */
 export async function findShareableTeams(
   ex: Executor,
@@ -169,22 +126,6 @@ export async function syncSlugKeys(ex: Executor, linkIds?: readonly string[]): P
   }
   await shares.execute()
   await entries.execute()
-}
-
-/** Which of the links the user pinned. */
-export async function findPinnedLinkIds(
-  ex: Executor,
-  userId: string,
-  linkIds: readonly string[],
-): Promise<Set<string>> {
-  if (linkIds.length === 0) return new Set()
-  const rows = await ex
-    .selectFrom('link_pins')
-    .select('link_id')
-    .where('user_id', '=', userId)
-    .where('link_id', 'in', linkIds)
-    .execute()
-  return new Set(rows.map((row) => row.link_id))
 }
 
 export async function insertPin(
