@@ -12,10 +12,11 @@
  * Beside them, on PostgreSQL: two baselines (bench/bare-server.mjs: a bare Fastify route, and the
  * same route doing /me's one indexed read through a plain `pg` Pool), measured in the same slices
  * as the hot operations, with every scenario's ratio to both (baseline p50 ÷ scenario p50); the hot
- * operations again with the plain pool reader (POSTGRES_HOT_READS=pool); audited writes per second (concurrent PATCH of teams, 20 connections
- * per instance) from one and from two instances on the one database. On SQLite: a timed backup and
- * restore of the large database (the CLI's commands). On both: `audit verify --database` of the
- * large log, timed, and each server's idle resident memory after start and its peak (VmHWM).
+ * operations again with the plain pool reader (POSTGRES_HOT_READS=pool); audited writes per second
+ * (concurrent PATCH of teams, 20 connections per instance) from one and from two instances on the
+ * one database. On SQLite: a timed backup and restore of the large database (the CLI's commands).
+ * On both: `audit verify --database` of the large log, timed, and each server's idle resident
+ * memory after start and its peak (VmHWM).
  *
  *   --scale-factor <f>  multiplies the large instance's counts (default 1; 0.1 for development)
  *   --engine <e>        sqlite | postgres | both (default: both when PostgreSQL answers)
