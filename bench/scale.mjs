@@ -6,15 +6,17 @@
  * served by the built service (dist/server.js) — once the audit integrity check it runs on start
  * has finished — and measured with sequential requests over one keep-alive connection: p50 and p99
  * (exact, over every answer) of each operation, small and large, and whether large stays within
- * the goal (p50 ≤ 1.5 × small + 0.5 ms, p99 ≤ 2 × small + 2 ms).
+ * the goal (p50 ≤ 1.5 × small + 0.5 ms, p99 ≤ 2 × small + 2 ms). The hot operations (`/me`, the
+ * MFA status, the go redirect) are warmed up longer and measured side by side, slice by slice.
  *
  * Beside them, on PostgreSQL: two baselines (bench/bare-server.mjs: a bare Fastify route, and the
- * same route doing /me's one indexed read through a plain `pg` Pool) with every scenario's ratio to
- * both (baseline p50 ÷ scenario p50); `/me` and the go redirect again with the plain pool reader
- * (POSTGRES_HOT_READS=pool); audited writes per second (concurrent PATCH of teams, 20 connections
- * per instance) from one and from two instances on the one database. On SQLite: a timed backup and
- * restore of the large database (the CLI's commands). On both: `audit verify --database` of the
- * large log, timed, and each server's idle resident memory after start and its peak (VmHWM).
+ * same route doing /me's one indexed read through a plain `pg` Pool), measured in the same slices
+ * as the hot operations, with every scenario's ratio to both (baseline p50 ÷ scenario p50); the hot
+ * operations again with the plain pool reader (POSTGRES_HOT_READS=pool); audited writes per second
+ * (concurrent PATCH of teams, 20 connections per instance) from one and from two instances on the
+ * one database. On SQLite: a timed backup and restore of the large database (the CLI's commands).
+ * On both: `audit verify --database` of the large log, timed, and each server's idle resident
+ * memory after start and its peak (VmHWM).
  *
  *   --scale-factor <f>  multiplies the large instance's counts (default 1; 0.1 for development)
  *   --engine <e>        sqlite | postgres | both (default: both when PostgreSQL answers)
@@ -22,7 +24,8 @@
  *   --write-seconds <s> seconds of each audited-writes run (default 10)
  *   --json <file>       also writes the results as JSON
  *   --only <a,b>        measures only the operations whose names contain one of these texts, and
- *                       none of the extras (baselines, writes/s, backup, verify)
+ *                       none of the extras (pool reader, writes/s, backup, verify); the baselines
+ *                       stay, beside any hot operation chosen
  *
  * Exits non-zero when a request answers other than 2xx/3xx (or as the operation expects) or a step
  * fails; a ratio outside the goal is reported, not a failure (the figures depend on the machine).
@@ -42,6 +45,15 @@ import { PASSWORD, seedScale, sizes, SMALL, WORD } from './scale-seed.mjs'
 const root = path.resolve(import.meta.dirname, '..')
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const WARM_UP = 30
+// The hot operations (authentication, the redirect) and the baselines they are compared with are
+// warmed up longer: without V8's mid tier, Maglev, which the service runs without
+// (docs/decisions/0003-v8-and-malloc-settings.md), a request's functions reach the optimising tier
+// over its first thousand or so requests (`--trace-opt`: 73 optimised compilations done when `/me`
+// is first asked after start, 149 after 300 requests, 263 after 1,000, 365 after 1,900), so 30
+// requests after start measure the compiler as much as the code; the bare route, with Maglev and
+// little code, warms sooner.
+const HOT_WARM_UP = 1000
+const SLICES = 20
 
 // ---- processes ------------------------------------------------------------------------------
 
@@ -157,6 +169,18 @@ const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)]
 const round = (ms) => Math.round(ms * 100) / 100
 
+/** What is wrong with an answer (its status, or what the operation's `check` says), or null. */
+function answerError(op, response) {
+  return response.status < 200 || response.status >= 400
+    ? `status ${response.status}: ${response.text.slice(0, 200)}`
+    : (op.check?.(response) ?? null)
+}
+
+function summary(samples) {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return { p50: round(percentile(sorted, 0.5)), p99: round(percentile(sorted, 0.99)) }
+}
+
 /**
  * `count` sequential requests of one operation after a warm-up: p50 and p99 in ms. Every answer is
  * checked (`check` returns an error text or null); a failure is recorded and ends the operation.
@@ -166,18 +190,44 @@ export async function measure(op, base, count, failures) {
   for (let i = 0; i < WARM_UP + count; i++) {
     const { method = 'GET', url, token, body, type } = op.request(i)
     const response = await request(base, method, url, { token, body, type })
-    const error =
-      response.status < 200 || response.status >= 400
-        ? `status ${response.status}: ${response.text.slice(0, 200)}`
-        : (op.check?.(response) ?? null)
+    const error = answerError(op, response)
     if (error !== null) {
       failures.push(`${op.name} (${base}): ${error}`)
       return null
     }
     if (i >= WARM_UP) samples.push(response.ms)
   }
-  samples.sort((a, b) => a - b)
-  return { p50: round(percentile(samples, 0.5)), p99: round(percentile(samples, 0.99)) }
+  return summary(samples)
+}
+
+/**
+ * Operations measured side by side, each against its own server (`op.base`): HOT_WARM_UP requests
+ * of each, then each one's `count` requests cut into SLICES slices run in turn, the order rotated
+ * slice by slice, so that every operation is measured in the same moments of the machine — a ratio
+ * of two of them compares code, not two stretches of another process's load. p50 and p99 over
+ * every answer, in `ops`' order; null for an operation that failed (recorded, as measure()).
+ */
+export async function measureInterleaved(ops, count, failures) {
+  const samples = ops.map(() => [])
+  const failed = new Set()
+  const run = async (index, n, keep) => {
+    const op = ops[index]
+    for (let i = 0; i < n && !failed.has(index); i++) {
+      const { method = 'GET', url, token, body, type } = op.request(i)
+      const response = await request(op.base, method, url, { token, body, type })
+      const error = answerError(op, response)
+      if (error !== null) {
+        failures.push(`${op.name} (${op.base}): ${error}`)
+        failed.add(index)
+      } else if (keep) samples[index].push(response.ms)
+    }
+  }
+  for (const index of ops.keys()) await run(index, HOT_WARM_UP, false)
+  const perSlice = Math.ceil(count / SLICES)
+  for (let slice = 0; slice < SLICES; slice++) {
+    for (let k = 0; k < ops.length; k++) await run((slice + k) % ops.length, perSlice, true)
+  }
+  return ops.map((_op, index) => (failed.has(index) ? null : summary(samples[index])))
 }
 
 const jwtClaims = (token) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString())
@@ -195,7 +245,16 @@ function operations(ctx) {
   const redirect = (response) =>
     response.status === 302 ? null : `status ${response.status}, expected 302`
   return [
-    { name: 'GET /api/users/me', request: () => ({ url: '/api/users/me', token: ctx.person }) },
+    {
+      name: 'GET /api/users/me',
+      hot: true,
+      request: () => ({ url: '/api/users/me', token: ctx.person }),
+    },
+    {
+      name: 'GET /api/auth/mfa/status',
+      hot: true,
+      request: () => ({ url: '/api/auth/mfa/status', token: ctx.person }),
+    },
     {
       name: 'go redirect (path)',
       hot: true,
@@ -352,7 +411,14 @@ async function runInstance(engine, label, size, options, failures, extra) {
     const chosen = operations(ctx).filter(
       (op) => only === null || only.some((text) => op.name.includes(text)),
     )
+    const hot = chosen.filter((op) => op.hot)
+    if (hot.length > 0)
+      Object.assign(
+        result,
+        await measureHot(engine, hot, server, ctx, seeded, db, options.requests, failures),
+      )
     for (const op of chosen) {
+      if (op.hot) continue
       result.operations[op.name] = await measure(op, server.base, options.requests, failures)
     }
     if (extra !== undefined) Object.assign(result, await extra({ env, server, ctx, seeded, db }))
@@ -378,6 +444,45 @@ async function runInstance(engine, label, size, options, failures, extra) {
   result.seconds = Math.round((performance.now() - started) / 1000)
   console.error(`${engine} ${label}: done in ${result.seconds} s`)
   return result
+}
+
+/**
+ * The hot operations, measured side by side (measureInterleaved) on either instance; on PostgreSQL
+ * beside the two baselines of bench/bare-server.mjs — the bare route, and the same route doing
+ * /me's one indexed read (the very statement and values the service runs) through a plain `pg`
+ * Pool — started for the purpose on the same database. The baselines get the requests the service
+ * gets, the same Authorization header included (they ignore it), so the two parse the same bytes.
+ */
+async function measureHot(engine, hot, server, ctx, seeded, db, count, failures) {
+  const ops = hot.map((op) => ({ ...op, base: server.base }))
+  if (engine !== 'postgres') {
+    const measured = await measureInterleaved(ops, count, failures)
+    return { operations: Object.fromEntries(hot.map((op, i) => [op.name, measured[i]])) }
+  }
+  const { me } = await hotStatements(jwtClaims(ctx.person).sid, seeded.personId)
+  const bare = await start(
+    path.join(root, 'bench/bare-server.mjs'),
+    { BARE_PG_URL: db.url, BARE_PG_TEXT: me.text, BARE_PG_VALUES: JSON.stringify(me.values) },
+    '/',
+  )
+  try {
+    const baseline = (name, url) => ({
+      name,
+      base: bare.base,
+      request: () => ({ url, token: ctx.person }),
+    })
+    const measured = await measureInterleaved(
+      [baseline('bare', '/'), baseline('bare + pg', '/pg'), ...ops],
+      count,
+      failures,
+    )
+    return {
+      baselines: { bare: measured[0], bare_pg: measured[1] },
+      operations: Object.fromEntries(hot.map((op, i) => [op.name, measured[i + 2]])),
+    }
+  } finally {
+    await stop(bare)
+  }
 }
 
 /** Runs a CLI command to its end (a non-zero exit throws): its seconds. */
@@ -549,37 +654,8 @@ export async function auditedWrites(bases, ctx, seconds, failures) {
 function postgresExtras(options, failures) {
   return async ({ env, server, ctx, seeded, db }) => {
     const extras = {}
-    const hot = operations(ctx).filter((op) => op.name === 'GET /api/users/me' || op.hot)
-    // Baselines: the bare route, and the same route with /me's read through a plain pg Pool.
+    const hot = operations(ctx).filter((op) => op.hot)
     const statements = await hotStatements(jwtClaims(ctx.person).sid, seeded.personId)
-    const statement = statements.me
-    const bare = await start(
-      path.join(root, 'bench/bare-server.mjs'),
-      {
-        BARE_PG_URL: db.url,
-        BARE_PG_TEXT: statement.text,
-        BARE_PG_VALUES: JSON.stringify(statement.values),
-      },
-      '/',
-    )
-    try {
-      extras.baselines = {
-        bare: await measure(
-          { name: 'bare', request: () => ({ url: '/' }) },
-          bare.base,
-          options.requests,
-          failures,
-        ),
-        bare_pg: await measure(
-          { name: 'bare + pg', request: () => ({ url: '/pg' }) },
-          bare.base,
-          options.requests,
-          failures,
-        ),
-      }
-    } finally {
-      await stop(bare)
-    }
     extras.planner_settings = await plannerSettings(db.url, statements)
     // The plain pool reader, on a second process of the same database.
     const poolStartedAt = Date.now()
@@ -589,9 +665,10 @@ function postgresExtras(options, failures) {
     })
     try {
       extras.pool_startup_check_s = await startupCheck(pool.base, ctx.admin, poolStartedAt)
-      extras.pool_reader = {}
-      for (const op of hot)
-        extras.pool_reader[op.name] = await measure(op, pool.base, options.requests, failures)
+      // Warmed and side by side, as the default reader's figures were taken.
+      const pooled = hot.map((op) => ({ ...op, base: pool.base }))
+      const measured = await measureInterleaved(pooled, options.requests, failures)
+      extras.pool_reader = Object.fromEntries(hot.map((op, i) => [op.name, measured[i]]))
       // Audited writes from one instance, then from two on the one database.
       extras.audited_writes = {
         one_instance: await auditedWrites([server.base], ctx, options.writeSeconds, failures),
