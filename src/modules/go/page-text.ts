@@ -142,28 +142,48 @@ export function text(
 }
 
 const LOCALES: Record<PageLanguage, string> = { en: 'en-GB', de: 'de-DE' }
+/**
+ * The formatters, made by the first page that shows a time or a count: making one loads ICU's
+ * locale data (≈ 5 MiB resident, docs/decisions/0059-idle-memory.md), which a process that
+ * serves no such page does not need.
+ */
+const MOMENT_FORMATS = new Map<PageLanguage, Intl.DateTimeFormat>()
+const NUMBER_FORMATS = new Map<PageLanguage, Intl.NumberFormat>()
+
 /** The console's format of a moment (web/src/i18n/i18n.tsx): medium date, short time. */
-const MOMENT_FORMATS = new Map(
-  SUPPORTED.map((lang) => [
-    lang,
-    new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }),
-  ]),
-)
-const NUMBER_FORMATS = new Map(
-  SUPPORTED.map((lang) => [lang, new Intl.NumberFormat(LOCALES[lang])]),
-)
+function momentFormat(lang: PageLanguage): Intl.DateTimeFormat {
+  let format = MOMENT_FORMATS.get(lang)
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat(lang, {
+      dateStyle: 'medium',
+      timeStyle: 'short',
+      timeZone: 'UTC',
+    })
+    MOMENT_FORMATS.set(lang, format)
+  }
+  return format
+}
+
+function numberFormat(lang: PageLanguage): Intl.NumberFormat {
+  let format = NUMBER_FORMATS.get(lang)
+  if (format === undefined) {
+    format = new Intl.NumberFormat(LOCALES[lang])
+    NUMBER_FORMATS.set(lang, format)
+  }
+  return format
+}
 
 /**
  * A stored time as the console writes it, in the page's language ("Nov 27, 2026, 2:03 PM UTC",
  * "27.11.2026, 14:03 UTC"), in UTC and saying so: the page has no time zone of the reader's.
  */
 export function momentText(lang: PageLanguage, iso: string): string {
-  return `${MOMENT_FORMATS.get(lang)!.format(new Date(iso))} UTC`
+  return `${momentFormat(lang).format(new Date(iso))} UTC`
 }
 
 /** A count in the page's language ("1,234", "1.234"). */
 export function numberText(lang: PageLanguage, value: number): string {
-  return NUMBER_FORMATS.get(lang)!.format(value)
+  return numberFormat(lang).format(value)
 }
 
 /** Both catalogues name the same keys (a test holds them to it). */
