@@ -2,9 +2,12 @@
 /**
  * Part of `npm run build:server`, after tsc: bundles the service's start-up graph (dist/start.js,
  * everything it imports statically, and the pure-JavaScript dependencies among them) into that
- * one file. Loading ~1,400 separate modules is most of the start-up CPU (resolution, package.json
- * lookups, per-module records) and ~13 MiB of heap; one module needs neither
- * (docs/decisions/0002-start-up-footprint.md). The other files of dist/ (cli.js, app.js for the
+ * file and three chunks beside it (dist/start-*.js). Loading ~1,400 separate modules is most of
+ * the start-up CPU (resolution, package.json lookups, per-module records) and ~13 MiB of heap; a
+ * handful needs neither (docs/decisions/0002-start-up-footprint.md). Four files rather than one:
+ * V8 parses a module's top level in one piece, and the 12 MiB that one 2 MB file takes to parse
+ * stay with glibc for the life of the process; parsed one after another, the chunks reuse about
+ * 2.5 MiB (docs/decisions/0059-idle-memory.md). The other files of dist/ (cli.js, app.js for the
  * scripts) stay as tsc wrote them, and tests run the sources.
  *
  * Left outside the bundle, loaded from node_modules at run time:
@@ -51,6 +54,19 @@ const external = (id) =>
   id.startsWith('node:') ||
   LOADED_AT_RUN_TIME.some((name) => id === name || id.startsWith(`${name}/`))
 
+/**
+ * The chunks, each about as large as the service's own code (≈ 0.4–0.7 MB): the query builder,
+ * the schema libraries (TypeBox, Ajv and the serializer compiler), and the other libraries.
+ */
+const CHUNKS = [
+  { name: 'kysely', test: /node_modules[\\/]kysely[\\/]/ },
+  {
+    name: 'schemas',
+    test: /node_modules[\\/](@sinclair[\\/]typebox|ajv|ajv-formats|fast-json-stringify|fast-uri|json-schema-resolver|@fastify[\\/](ajv-compiler|fast-json-stringify-compiler|merge-json-schemas))[\\/]/,
+  },
+  { name: 'libraries', test: /node_modules[\\/]/ },
+]
+
 const staging = path.join(root, 'dist/.bundle')
 await build({
   plugins: [standIns],
@@ -61,8 +77,9 @@ await build({
   output: {
     dir: staging,
     format: 'esm',
-    codeSplitting: false,
+    codeSplitting: { groups: CHUNKS },
     entryFileNames: 'start.js',
+    chunkFileNames: 'start-[name].js',
     sourcemap: true,
     // V8 keeps a module's source for its lifetime, as two bytes per character once one character is
     // outside Latin-1 (a "—" in a comment will do): ASCII escapes and no comments halve that
@@ -75,6 +92,6 @@ await build({
     minify: { compress: false, mangle: { keepNames: true }, codegen: { removeWhitespace: true } },
   },
 })
-for (const file of ['start.js', 'start.js.map'])
+for (const file of fs.readdirSync(staging))
   fs.renameSync(path.join(staging, file), path.join(root, 'dist', file))
 fs.rmSync(staging, { recursive: true, force: true })

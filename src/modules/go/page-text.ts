@@ -141,29 +141,32 @@ export function text(
   )
 }
 
-const LOCALES: Record<PageLanguage, string> = { en: 'en-GB', de: 'de-DE' }
-/** The console's format of a moment (web/src/i18n/i18n.tsx): medium date, short time. */
-const MOMENT_FORMATS = new Map(
-  SUPPORTED.map((lang) => [
-    lang,
-    new Intl.DateTimeFormat(lang, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }),
-  ]),
-)
-const NUMBER_FORMATS = new Map(
-  SUPPORTED.map((lang) => [lang, new Intl.NumberFormat(LOCALES[lang])]),
-)
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+const SEPARATORS: Record<PageLanguage, string> = { en: ',', de: '.' }
+const two = (n: number) => String(n).padStart(2, '0')
 
 /**
- * A stored time as the console writes it, in the page's language ("Nov 27, 2026, 2:03 PM UTC",
- * "27.11.2026, 14:03 UTC"), in UTC and saying so: the page has no time zone of the reader's.
+ * A stored time as the console writes it (web/src/i18n/i18n.tsx: Intl's medium date and short
+ * time), in the page's language ("Nov 27, 2026, 2:03 PM UTC", "27.11.2026, 14:03 UTC"), in UTC
+ * and saying so: the page has no time zone of the reader's. Written out rather than asked of Intl,
+ * whose first formatter loads ICU's locale data — ≈ 5 MiB resident for the process's life and
+ * 15–25 ms on the first page (docs/decisions/0059-idle-memory.md) — for two fixed patterns;
+ * page-text.test.ts holds both to Intl's output.
  */
 export function momentText(lang: PageLanguage, iso: string): string {
-  return `${MOMENT_FORMATS.get(lang)!.format(new Date(iso))} UTC`
+  const at = new Date(iso)
+  const [year, month, day] = [at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()]
+  const [hour, minute] = [at.getUTCHours(), at.getUTCMinutes()]
+  if (lang === 'de') return `${two(day)}.${two(month + 1)}.${year}, ${two(hour)}:${two(minute)} UTC`
+  const clock = `${hour % 12 || 12}:${two(minute)} ${hour < 12 ? 'AM' : 'PM'}`
+  return `${MONTHS[month]} ${day}, ${year}, ${clock} UTC`
 }
 
-/** A count in the page's language ("1,234", "1.234"). */
+/** A count in the page's language ("1,234", "1.234"): thousands grouped, as Intl groups them. */
 export function numberText(lang: PageLanguage, value: number): string {
-  return NUMBER_FORMATS.get(lang)!.format(value)
+  const digits = String(Math.abs(Math.trunc(value)))
+  const grouped = digits.replace(/\B(?=(\d{3})+$)/g, SEPARATORS[lang])
+  return value < 0 ? `-${grouped}` : grouped
 }
 
 /** Both catalogues name the same keys (a test holds them to it). */

@@ -1,0 +1,103 @@
+/**
+ * The idle collection against a real HTTP server: it runs once the requests stop and the heap has
+ * grown, never while they keep arriving, and at most once per interval.
+ */
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterEach, describe, expect, it } from 'vitest'
+import { collectWhenIdle, type IdleCollectionOptions } from './idle-collection.js'
+
+const QUIET_MS = 250
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+let server: http.Server
+let stop: () => void = () => undefined
+afterEach(async () => {
+  stop()
+  await new Promise((resolve) => server.close(resolve))
+})
+
+/** A server answering every request at once, watched with a fake heap of `heap.size` bytes. */
+async function watched(heap: { size: number }, options: Partial<IdleCollectionOptions> = {}) {
+  const collections: number[] = []
+  server = http.createServer((_req, res) => res.end('ok'))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  stop = collectWhenIdle(server, {
+    quietMs: QUIET_MS,
+    minGrowthBytes: 1000,
+    minIntervalMs: 0,
+    heapSize: () => heap.size,
+    collect: () => {
+      collections.push(heap.size)
+      heap.size = 100
+    },
+    ...options,
+  })
+  const { port } = server.address() as AddressInfo
+  const get = async () => (await fetch(`http://127.0.0.1:${port}/`)).text()
+  return { collections, get }
+}
+
+describe('collectWhenIdle', () => {
+  it('collects once when the requests stop after the heap grew', async () => {
+    const heap = { size: 100 }
+    const { collections, get } = await watched(heap)
+    heap.size = 5000
+    await get()
+    await sleep(QUIET_MS * 4)
+    expect(collections).toEqual([5000])
+    await sleep(QUIET_MS * 3)
+    expect(collections).toEqual([5000])
+  })
+
+  it('waits while requests keep arriving', async () => {
+    const heap = { size: 100 }
+    const { collections, get } = await watched(heap)
+    heap.size = 5000
+    const until = Date.now() + QUIET_MS * 5
+    while (Date.now() < until) {
+      await get()
+      await sleep(QUIET_MS / 5)
+    }
+    expect(collections).toEqual([])
+    await sleep(QUIET_MS * 4)
+    expect(collections).toEqual([5000])
+  })
+
+  it('leaves a heap that grew less than the threshold', async () => {
+    const heap = { size: 100 }
+    const { collections, get } = await watched(heap)
+    heap.size = 900
+    await get()
+    await sleep(QUIET_MS * 4)
+    expect(collections).toEqual([])
+  })
+
+  it('collects at most once per interval', async () => {
+    const heap = { size: 100 }
+    let now = 0
+    const { collections, get } = await watched(heap, { minIntervalMs: 60_000, now: () => now })
+    heap.size = 5000
+    await get()
+    await sleep(QUIET_MS * 4)
+    heap.size = 7000
+    now = 59_000
+    await get()
+    await sleep(QUIET_MS * 4)
+    expect(collections).toEqual([5000])
+    now = 61_000
+    await get()
+    await sleep(QUIET_MS * 4)
+    expect(collections).toEqual([5000, 7000])
+  })
+
+  it('stops watching when told', async () => {
+    const heap = { size: 100 }
+    const { collections, get } = await watched(heap)
+    stop()
+    heap.size = 5000
+    await get()
+    await sleep(QUIET_MS * 4)
+    expect(collections).toEqual([])
+  })
+})
