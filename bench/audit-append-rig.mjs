@@ -8,14 +8,20 @@
  * For each round and build: one process, then two processes at once (two instances), each with
  * <workers> concurrent loops of one transaction — an update of a row of its own (the change) and
  * recordAudit — over the build's own pool (DATABASE_POOL_SIZE = workers) on a schema of its own.
+ * Beside the rate, the CPU time per transaction of the processes (process.cpuUsage over their
+ * loops) and of the PostgreSQL backends connected to the bench's database (BENCH_DATABASE_URL:
+ * give it a database of its own); with --workers 1 these are the costs without any lock wait.
  */
 import { fork } from 'node:child_process'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
+import { postgresCpu, postgresCpuSince } from './proc.mjs'
 
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+/** PostgreSQL's CPU counts the backends connected to this database (bench/proc.mjs). */
+const DATABASE = new URL(POSTGRES_URL).pathname.slice(1)
 
 async function run(sql) {
   const client = new pg.Client({ connectionString: POSTGRES_URL })
@@ -63,9 +69,14 @@ async function child({ dist, url, workers, seconds, instance }) {
       count++
     }
   }
+  const cpu = process.cpuUsage()
   await Promise.all(Array.from({ length: workers }, (_, w) => loop(w)))
+  const used = process.cpuUsage(cpu)
+  // The pool stays open until the parent has read its backends' CPU time (they end with it).
+  const closing = new Promise((resolve) => process.once('message', resolve))
+  process.send({ count, cpuUs: used.user + used.system })
+  await closing
   await deps.close()
-  process.send({ count })
 }
 
 if (process.env.RIG_CHILD !== undefined) {
@@ -106,7 +117,9 @@ async function prepare(dist, i) {
   return { dist, url: url.toString(), schema }
 }
 
-function instances(side, n) {
+/** Runs `n` instances; `measure` runs once they all reported, before their pools close. */
+function instances(side, n, measure) {
+  const children = []
   return Promise.all(
     Array.from(
       { length: n },
@@ -116,12 +129,31 @@ function instances(side, n) {
           const p = fork(import.meta.filename, [], {
             env: { ...process.env, RIG_CHILD: JSON.stringify(env) },
           })
-          p.on('message', (m) => resolve(m.count))
+          children.push(p)
+          p.on('message', resolve)
           p.on('error', reject)
           p.on('exit', (code) => code !== 0 && reject(new Error(`child exited ${code}`)))
         }),
     ),
-  ).then((counts) => Math.round(counts.reduce((a, b) => a + b, 0) / seconds))
+  ).then((reports) => {
+    const count = reports.reduce((a, r) => a + r.count, 0)
+    const cpuUs = reports.reduce((a, r) => a + r.cpuUs, 0)
+    const measuredThen = measure(count)
+    for (const p of children) p.send('close')
+    return {
+      perSecond: Math.round(count / seconds),
+      clientUs: Math.round(cpuUs / count),
+      ...measuredThen,
+    }
+  })
+}
+
+/** A run of `n` instances, with the CPU time per transaction of the processes and of PostgreSQL. */
+async function measured(side, n) {
+  const before = postgresCpu(DATABASE)
+  return instances(side, n, (count) => ({
+    postgresUs: Math.round(postgresCpuSince(before, DATABASE).ns / 1000 / count),
+  }))
 }
 
 const loadBefore = os.loadavg()
@@ -131,20 +163,27 @@ const results = sides.map(() => ({ one: [], two: [] }))
 try {
   for (let r = 0; r < Number(values.rounds); r++)
     for (const [i, side] of sides.entries()) {
-      results[i].one.push(await instances(side, 1))
-      results[i].two.push(await instances(side, 2))
+      results[i].one.push(await measured(side, 1))
+      results[i].two.push(await measured(side, 2))
       console.error(
-        `round ${r + 1} ${side.dist}: ${results[i].one.at(-1)} ${results[i].two.at(-1)}`,
+        `round ${r + 1} ${side.dist}: ${JSON.stringify(results[i].one.at(-1))} ` +
+          `${JSON.stringify(results[i].two.at(-1))}`,
       )
     }
 } finally {
   for (const side of sides) await run(`drop schema "${side.schema}" cascade`)
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+const summary = (runs) => {
+  const of = (key) => runs.map((run) => run[key])
+  return (
+    `${of('perSecond').join(' ')} (median ${median(of('perSecond'))})/s, CPU µs per transaction ` +
+    `client ${median(of('clientUs'))} + PostgreSQL ${median(of('postgresUs'))} (medians)`
+  )
+}
 for (const [i, side] of sides.entries())
   console.log(
-    `${side.dist}: one instance ${results[i].one.join(' ')} (median ${median(results[i].one)})/s, ` +
-      `two ${results[i].two.join(' ')} (median ${median(results[i].two)})/s`,
+    `${side.dist}: one instance ${summary(results[i].one)}; two ${summary(results[i].two)}`,
   )
 const l = (xs) => xs.map((x) => x.toFixed(2)).join(' ')
 console.log(`load ${l(loadBefore)} → ${l(os.loadavg())} on ${os.cpus().length} CPUs`)

@@ -2,7 +2,8 @@
  * Bench-only, preloaded into a server (`NODE_OPTIONS=--import=<this file>`, AUDIT_HOLD_OUT=<file>):
  * where an audited write's hold of the tree head goes on PostgreSQL. It wraps pg's Client#query
  * and follows each connection's statements; for every transaction that locks `audit_tree_head`
- * it records, from the moment the lock's answer arrives to the moment the COMMIT's does, each
+ * it records, from the moment the lock's answer arrives to the moment the COMMIT's does (for an
+ * append in one statement, which takes the lock itself: from its answer), each
  * statement's round trip (sent → answered) and each gap (answered → next sent: the Node process's
  * own turns between them). On SIGTERM it writes the summary (µs, p50/p99 per segment) to the file.
  */
@@ -22,6 +23,8 @@ const kind = (text) => {
   if (t.startsWith('commit')) return 'commit'
   if (t.startsWith('rollback')) return 'rollback'
   if (t.includes('audit_tree_head') && t.includes('for update')) return 'lock'
+  // The append in one statement takes the head's lock itself (tree.repo.ts appendEventsPostgres).
+  if (t.startsWith('with "appended_head"')) return 'lock'
   if (t.startsWith('with "written_events"')) return 'append'
   return t.slice(0, 40).split(' ').slice(0, 3).join(' ')
 }

@@ -45,6 +45,7 @@ import * as m0090 from './0090_user_search.js'
 import * as m0095 from './0095_scim_request_subject.js'
 import * as m0105 from './0105_link_search_owners.js'
 import * as m0106 from './0106_user_search_one_index.js'
+import * as m0113 from './0113_audit_frontier_append.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -94,4 +95,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0095_scim_request_subject': m0095,
   '0105_link_search_owners': m0105,
   '0106_user_search_one_index': m0106,
+  '0113_audit_frontier_append': m0113,
 }

@@ -15,8 +15,12 @@ import pg from 'pg'
 /** The violations seen since the last `takeAppendOrderViolations`. */
 const violations: string[] = []
 
-/** The statement that locks the head for an append (tree.repo.ts LOCK_HEAD). */
-const LOCK_HEAD = /^select "size", "frontier", set_config\('synchronous_commit', 'off', true\)/
+/**
+ * The statements that lock the head for an append: the append in one statement (tree.repo.ts
+ * appendEventsPostgres), or the lock before an append in chunks (tree.repo.ts LOCK_HEAD).
+ */
+const LOCK_HEAD =
+  /^(with "appended_head" as \(update "audit_tree_head"|select "size", "frontier", set_config\('synchronous_commit', 'off', true\))/
 /** The append's writes: the events with the head (one statement, or in chunks). */
 const APPEND_WRITE =
   /^(with "written_events" as \(insert into "audit_events"|insert into "audit_events"|update "audit_tree_head" set "size")/

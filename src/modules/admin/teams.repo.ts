@@ -11,21 +11,22 @@ export interface TeamRecord {
   created_at: Timestamp
 }
 
+/** A team's columns as a TeamRecord reads them, its member count counted. */
+const TEAM_COLUMNS = [
+  'teams.id',
+  'teams.name',
+  'teams.name_key',
+  'teams.description',
+  sql<
+    number | string
+  >`(select count(*) from team_members where team_members.team_id = ${sql.ref('teams.id')})`.as(
+    'member_count',
+  ),
+  'teams.created_at',
+] as const
+
 function teams(ex: Executor) {
-  return ex
-    .selectFrom('teams')
-    .select([
-      'teams.id',
-      'teams.name',
-      'teams.name_key',
-      'teams.description',
-      sql<
-        number | string
-      >`(select count(*) from team_members where team_members.team_id = ${sql.ref('teams.id')})`.as(
-        'member_count',
-      ),
-      'teams.created_at',
-    ])
+  return ex.selectFrom('teams').select(TEAM_COLUMNS)
 }
 
 /** PostgreSQL answers count(*) as bigint text; both engines give a number here. */
@@ -95,6 +96,24 @@ export async function updateTeam(
     .where('id', '=', teamId)
     .executeTakeFirst()
   return result.numUpdatedRows > 0n
+}
+
+/**
+ * Updates the team and answers it as findTeam reads it, in one statement; null when there is no
+ * such team.
+ */
+export async function updateTeamReturningRecord(
+  ex: Executor,
+  teamId: string,
+  changes: { name?: string; name_key?: string; description?: string | null; updated_at: Timestamp },
+): Promise<TeamRecord | null> {
+  const row = await ex
+    .updateTable('teams')
+    .set(changes)
+    .where('id', '=', teamId)
+    .returning(TEAM_COLUMNS)
+    .executeTakeFirst()
+  return row ? asRecord(row) : null
 }
 
 export async function deleteTeam(ex: Executor, teamId: string): Promise<boolean> {

@@ -20,7 +20,7 @@ import {
   insertTeamMember,
   listTeamMembers as listTeamMemberRows,
   listTeams as listTeamRows,
-  updateTeam as updateTeamRow,
+  updateTeamReturningRecord,
   type TeamMemberRecord,
   type TeamRecord,
 } from './teams.repo.js'
@@ -101,14 +101,14 @@ export async function updateTeam(
 ): Promise<TeamRecord> {
   try {
     return await deps.db.transaction().execute(async (tx) => {
-      const changed = await updateTeamRow(tx, teamId, {
+      // The team as the update leaves it, read by the update itself: nothing is read after the
+      // audit append, which locks the tree head until commit.
+      const team = await updateTeamReturningRecord(tx, teamId, {
         ...patch,
         ...(patch.name !== undefined && { name_key: nameKey(patch.name) }),
         updated_at: deps.clock.now().toISOString(),
       })
-      if (!changed) throw teamNotFound()
-      // Read before the audit append: the append locks the tree head until commit.
-      const team = (await findTeam(tx, teamId))!
+      if (team === null) throw teamNotFound()
       await recordAudit(tx, deps.clock, ctx, {
         action: 'team.update',
         actor: caller.user,

@@ -4,7 +4,7 @@ import type { AuditEventsTable, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { newId } from '../../lib/ids.js'
 import { eventLeafHash, LEAF_COLUMNS, leafEventOf, type StoredEvent } from './leaf.js'
-import { lockTreeHead, treeHeadValues, updateTreeHead } from './tree.repo.js'
+import { appendEventsPostgres, lockTreeHead, updateTreeHead } from './tree.repo.js'
 
 export interface AuditEvent {
   at: string
@@ -23,9 +23,9 @@ export interface AuditEvent {
 /**
  * Writes events and appends them to the audit Merkle tree in one transaction — the
  * caller's, or one of its own. This is the only function that writes audit events, so every event,
- * however it is recorded, becomes a leaf. The tree head row is locked (FOR UPDATE on PostgreSQL;
- * SQLite serialises writers) from the read of the size to the commit, so instances sharing a
- * database number leaves in commit order without gaps or duplicates.
+ * however it is recorded, becomes a leaf. The tree head row is locked (on PostgreSQL by the
+ * statement that updates it; SQLite serialises writers) from the read of the size to the commit, so
+ * instances sharing a database number leaves in commit order without gaps or duplicates.
  *
  * What the transaction writes is the event with its leaf number and the head's new size and
  * frontier (the O(log n) perfect-subtree hashes, one row): the frontier fixes every leaf hash
@@ -53,24 +53,16 @@ export async function insertAuditEvents(ex: Executor, events: AuditEvent[]): Pro
     metadata: JSON.stringify(event.metadata),
   }))
   const hashes = rows.map((row) => eventLeafHash(leafEventOf(row)))
+  // PostgreSQL: one statement (tree.repo.ts appendEventsPostgres) numbers the leaves, writes the
+  // events and moves the head, so the head is locked from that statement to the COMMIT and nothing
+  // runs in between: the lock is held for the shortest time, which is what bounds how many audited
+  // changes per second PostgreSQL commits.
+  if (isPostgres(ex) && rows.length <= INSERT_CHUNK) return appendEventsPostgres(ex, rows, hashes)
   const tree = await lockTreeHead(ex)
   const numbered: Array<Insertable<AuditEventsTable>> = rows.map((row, i) => {
     tree.append(hashes[i]!)
     return { ...row, leaf_index: tree.size - 1 }
   })
-  if (isPostgres(ex) && numbered.length <= INSERT_CHUNK) {
-    // One round trip while the head is locked (a data-modifying CTE): the lock is held for the
-    // shortest time, which is what bounds how many audited changes per second PostgreSQL commits.
-    await ex
-      .with('written_events', (db) =>
-        db.insertInto('audit_events').values(numbered).returning('id'),
-      )
-      .updateTable('audit_tree_head')
-      .set(treeHeadValues(tree))
-      .where('id', '=', 1)
-      .execute()
-    return
-  }
   // In chunks: SQLite and PostgreSQL bound the parameters of one statement.
   for (let i = 0; i < numbered.length; i += INSERT_CHUNK)
     await ex

@@ -68,6 +68,67 @@ const UPDATE_HEAD = {
   postgres: 'update "audit_tree_head" set "size" = $1, "frontier" = $2 where "id" = $3',
 }
 
+/**
+ * PostgreSQL's append as one statement: the head's update takes its row lock, numbers the leaves
+ * from the size it finds and computes the new frontier there (audit_frontier_append, migration
+ * 0113), and the events are written with those numbers. Under READ COMMITTED an update that waited
+ * for another append's commit is evaluated again on the head that append left, so leaves follow
+ * commit order without gaps. `last` is the statement's select list.
+ */
+function appendSql(count: number, last: string): string {
+  const width = LEAF_COLUMNS.length
+  const columns = [...LEAF_COLUMNS, 'leaf_index'].map((column) => `"${column}"`).join(', ')
+  const values = Array.from({ length: count }, (_, i) => {
+    const params = LEAF_COLUMNS.map((_, c) => `$${3 + i * width + c}`).join(', ')
+    return `(${params}, (select "first" from "appended_head") + ${i})`
+  })
+  return (
+    `with "appended_head" as (update "audit_tree_head" set "size" = "size" + $1, ` +
+    `"frontier" = audit_frontier_append("frontier", "size", $2) where "id" = ${HEAD_ID} ` +
+    `returning "size" - $1 as "first"), "written_events" as (insert into "audit_events" ` +
+    `(${columns}) values ${values.join(', ')}) select ${last} from "appended_head"`
+  )
+}
+
+/** The append's text by number of events: the marked statement and its plain twin. */
+const appendTexts = new Map<number, { grouped: string; plain: string }>()
+
+function appendTextsOf(count: number): { grouped: string; plain: string } {
+  let texts = appendTexts.get(count)
+  if (texts === undefined) {
+    texts = {
+      grouped: appendSql(count, `"first", ${ASYNC_COMMIT}`),
+      plain: appendSql(count, '"first"'),
+    }
+    appendTexts.set(count, texts)
+  }
+  return texts
+}
+
+/**
+ * Appends events (at most a statement's parameters' worth) as the next leaves, on PostgreSQL: one
+ * round trip, the transaction's last statement before its COMMIT. Its transaction commits without
+ * holding the head through the WAL flush and reports its commit after it; with
+ * POSTGRES_AUDIT_COMMIT=plain the plain twin runs and the transaction commits as any other
+ * (db/flush-after-commit.ts).
+ */
+export async function appendEventsPostgres(
+  tx: Executor,
+  events: StoredEvent[],
+  leafHashes: Buffer[],
+): Promise<void> {
+  const parameters: unknown[] = [events.length, leafHashes.map((hash) => hash.toString('hex'))]
+  for (const event of events) for (const column of LEAF_COLUMNS) parameters.push(event[column])
+  const texts = appendTextsOf(events.length)
+  const { rows } = await tx.executeQuery(
+    flushAfterCommit(
+      CompiledQuery.raw(texts.grouped, parameters),
+      CompiledQuery.raw(texts.plain, parameters),
+    ),
+  )
+  if (rows.length !== 1) throw new Error('the audit tree head row is missing')
+}
+
 /** The tree head, locked until the transaction ends (SQLite: its writes are serialised already). */
 export async function lockTreeHead(tx: Executor): Promise<Frontier> {
   const { rows } = await tx.executeQuery<{ size: number; frontier: string }>(
