@@ -94,3 +94,23 @@ export async function collectionLinkIds(t: TestContext, collectionId: string): P
     .execute()
   return rows.map((row) => row.link_id)
 }
+
+/** A link's `link.transfer` audit events, oldest first: [actor, from, to] each. */
+export async function linkTransfers(
+  t: TestContext,
+  linkId: string,
+): Promise<Array<[string | null, unknown, unknown]>> {
+  const events = await t.deps.db
+    .selectFrom('audit_events')
+    .select(['actor_id', 'metadata'])
+    .where('action', '=', 'link.transfer')
+    .where('target_id', '=', linkId)
+    .orderBy('at')
+    .execute()
+  return events.map((event) => {
+    const metadata = (
+      typeof event.metadata === 'string' ? JSON.parse(event.metadata) : event.metadata
+    ) as Record<string, unknown>
+    return [event.actor_id, metadata.from, metadata.to]
+  })
+}

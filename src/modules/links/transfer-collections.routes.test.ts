@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
 import { requestAs, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
-import { createLink, tagAll, tagOwnersOn } from '../../../test/helpers/links.js'
+import { createLink, linkTransfers, tagAll, tagOwnersOn } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 import { createTeamWithPeople } from '../../../test/helpers/teams.js'
 
@@ -144,21 +144,7 @@ describe('a link whose owner changes', () => {
     // Each move is a change of owner, audited as a transfer; a PATCH that moves nothing is not.
     const unmoved = await api(alice, 'PATCH', `/api/links/${moving.id}`, { organization_id: orgB })
     expect(unmoved.statusCode).toBe(200)
-    const transfers = await t.deps.db
-      .selectFrom('audit_events')
-      .select(['actor_id', 'metadata'])
-      .where('action', '=', 'link.transfer')
-      .where('target_id', '=', moving.id)
-      .orderBy('at')
-      .execute()
-    expect(
-      transfers.map((event) => {
-        const metadata = (
-          typeof event.metadata === 'string' ? JSON.parse(event.metadata) : event.metadata
-        ) as Record<string, unknown>
-        return [event.actor_id, metadata.from, metadata.to]
-      }),
-    ).toEqual([
+    expect(await linkTransfers(t, moving.id)).toEqual([
       [alice.user.id, { user_id: alice.user.id }, { organization_id: orgA }],
       [alice.user.id, { organization_id: orgA }, { organization_id: orgB }],
     ])

@@ -12,7 +12,7 @@ import {
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
-import { createLink } from '../../../test/helpers/links.js'
+import { createLink, linkTransfers } from '../../../test/helpers/links.js'
 import { addOrgMember, createOrganization } from '../../../test/helpers/organizations.js'
 import { holdOpen, raceAgainst } from '../../../test/helpers/row-locks.js'
 import { lockLinksInIdOrder } from './repo.js'
@@ -31,22 +31,6 @@ beforeAll(async () => {
   // organization's link out of it.
   await addOrgMember(t, alice.token, orgA, bob, 'member')
 })
-
-async function transfersOf(linkId: string): Promise<Array<[string | null, unknown, unknown]>> {
-  const events = await t.deps.db
-    .selectFrom('audit_events')
-    .select(['actor_id', 'metadata'])
-    .where('action', '=', 'link.transfer')
-    .where('target_id', '=', linkId)
-    .orderBy('at')
-    .execute()
-  return events.map((event) => {
-    const metadata = (
-      typeof event.metadata === 'string' ? JSON.parse(event.metadata) : event.metadata
-    ) as Record<string, unknown>
-    return [event.actor_id, metadata.from, metadata.to]
-  })
-}
 
 describe('two transfers of one link at once', () => {
   it('the second sees the first’s new owner: it checks its right against it and audits it', async () => {
@@ -76,7 +60,7 @@ describe('two transfers of one link at once', () => {
     if (statuses[0] === 200 && statuses[1] === 200) {
       // orgB first (Bob owns it), then orgB → orgA.
       expect(stored).toEqual({ user_id: null, organization_id: orgA })
-      expect(await transfersOf(link.id)).toEqual([
+      expect(await linkTransfers(t, link.id)).toEqual([
         [bob.user.id, personal, { organization_id: orgB }],
         [bob.user.id, { organization_id: orgB }, { organization_id: orgA }],
       ])
@@ -85,7 +69,7 @@ describe('two transfers of one link at once', () => {
       expect(statuses).toEqual([200, 403])
       expect(answer[1]!.json().reason).toBe('FORBIDDEN')
       expect(stored).toEqual({ user_id: null, organization_id: orgA })
-      expect(await transfersOf(link.id)).toEqual([
+      expect(await linkTransfers(t, link.id)).toEqual([
         [bob.user.id, personal, { organization_id: orgA }],
       ])
     }
