@@ -17,7 +17,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { CompiledQuery } from 'kysely'
-import pg from 'pg'
+import { runStatement } from './pg-statement.mjs'
 
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const { values, positionals } = parseArgs({
@@ -30,12 +30,7 @@ const { values, positionals } = parseArgs({
 const BLOCK = Number(values.block)
 const BLOCKS = Math.ceil(Number(values.transactions) / BLOCK)
 
-async function run(statement) {
-  const client = new pg.Client({ connectionString: POSTGRES_URL })
-  await client.connect()
-  await client.query(statement)
-  await client.end()
-}
+const run = (statement) => runStatement(POSTGRES_URL, statement)
 
 const backendNs = (pid) => Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
 

@@ -17,7 +17,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import pg from 'pg'
+import { runStatement } from './pg-statement.mjs'
 import { postgresCpu, postgresCpuSince } from './proc.mjs'
 
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -33,12 +33,7 @@ const { values, positionals } = parseArgs({
 const BLOCK = Number(values.block)
 const BLOCKS = Math.ceil(Number(values.requests) / BLOCK)
 
-async function run(statement) {
-  const client = new pg.Client({ connectionString: POSTGRES_URL })
-  await client.connect()
-  await client.query(statement)
-  await client.end()
-}
+const run = (statement) => runStatement(POSTGRES_URL, statement)
 
 async function instance(dist, i) {
   const load = (file) => import(pathToFileURL(path.join(dist, file)).href)
