@@ -162,9 +162,12 @@ describe('collections', () => {
         expect.stringContaining('Beta dashboard'),
       ])
     await page.getByRole('combobox', { name: /Search links/ }).fill('Onboard')
-    const found = page.getByRole('menuitem', { name: /Onboarding/ })
-    await found.waitFor()
-    await found.click()
+    // The links found for the earlier text stay until the new search answers, then their section
+    // goes and the collection moves up: clicked before that, the click lands where it was.
+    await expect
+      .poll(() => page.locator('.palette-header').first().textContent())
+      .toBe('Collections')
+    await page.getByRole('menuitem', { name: /Onboarding/ }).click()
     await page.waitForURL(`**/links?collection=*`)
     await expect.poll(() => rowTitles(page)).toEqual(['Beta dashboard', 'Alpha runbook'])
   }, 60_000)
