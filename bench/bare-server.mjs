@@ -3,7 +3,9 @@
  * With BARE_PG_URL, BARE_PG_TEXT and BARE_PG_VALUES (JSON) also GET /pg: the same route doing one
  * indexed read through a plain `pg` Pool (10 connections) — the statement GET /api/users/me runs,
  * as a named prepared statement with its values — and returning the row: the limit a standard
- * driver sets on a PostgreSQL read.
+ * driver sets on a PostgreSQL read. With BARE_PG_GO_TEXT and BARE_PG_GO_VALUES also GET /pg-go: the
+ * same with the go redirect's statement (the session joined to the slug's links), so that the
+ * redirect can be compared with the read it runs as well as with /me's.
  */
 import Fastify from 'fastify'
 
@@ -26,15 +28,16 @@ app.get('/', async () => body)
 if (process.env.BARE_PG_URL !== undefined) {
   const { default: pg } = await import('pg')
   const pool = new pg.Pool({ connectionString: process.env.BARE_PG_URL, max: 10 })
-  const query = {
-    name: 'bare_me',
-    text: process.env.BARE_PG_TEXT,
-    values: JSON.parse(process.env.BARE_PG_VALUES),
+  const readRoute = (url, name, text, values) => {
+    const query = { name, text, values: JSON.parse(values) }
+    app.get(url, async (_request, reply) => {
+      const { rows } = await pool.query(query)
+      if (rows.length !== 1) return reply.code(500).send({ rows: rows.length })
+      return rows[0]
+    })
   }
-  app.get('/pg', async (_request, reply) => {
-    const { rows } = await pool.query(query)
-    if (rows.length !== 1) return reply.code(500).send({ rows: rows.length })
-    return rows[0]
-  })
+  readRoute('/pg', 'bare_me', process.env.BARE_PG_TEXT, process.env.BARE_PG_VALUES)
+  if (process.env.BARE_PG_GO_TEXT !== undefined)
+    readRoute('/pg-go', 'bare_go', process.env.BARE_PG_GO_TEXT, process.env.BARE_PG_GO_VALUES)
 }
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' })

@@ -9,10 +9,12 @@
  * the goal (p50 ≤ 1.5 × small + 0.5 ms, p99 ≤ 2 × small + 2 ms). The hot operations (`/me`, the
  * MFA status, the go redirect) are warmed up longer and measured side by side, slice by slice.
  *
- * Beside them, on PostgreSQL: two baselines (bench/bare-server.mjs: a bare Fastify route, and the
- * same route doing /me's one indexed read through a plain `pg` Pool), measured in the same slices
- * as the hot operations, with every scenario's ratio to both (baseline p50 ÷ scenario p50); the hot
- * operations again with the plain pool reader (POSTGRES_HOT_READS=pool); audited writes per second
+ * Beside them, on PostgreSQL: three baselines (bench/bare-server.mjs: a bare Fastify route, the
+ * same route doing /me's one indexed read through a plain `pg` Pool, and the same with the
+ * redirect's read), measured in the same slices as the hot operations, with every scenario's ratio
+ * to the first two and each redirect's to the third (baseline p50 ÷ scenario p50); on the large
+ * instance, in those slices too, the hot operations of a second process with the plain pool reader
+ * (POSTGRES_HOT_READS=pool); audited writes per second
  * (concurrent PATCH of teams, 20 connections per instance) from one and from two instances on the
  * one database. On SQLite: a timed backup and restore of the large database (the CLI's commands).
  * On both: `audit verify --database` of the large log, timed, and each server's idle resident
@@ -381,7 +383,9 @@ async function startupCheck(base, adminToken, startedAt) {
 
 /**
  * Seeds one instance, starts the service on it and measures every operation. On the large
- * instance, `extra` runs with the instance still up (baselines, the pool reader, writes/s).
+ * instance, `extra` may start a peer (a second process of the service on the same database, whose
+ * hot operations are measured in the same slices as the first's) and runs its extras with the
+ * instance still up (the planner settings, writes/s).
  */
 async function runInstance(engine, label, size, options, failures, extra) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-scale-${engine}-`))
@@ -390,6 +394,7 @@ async function runInstance(engine, label, size, options, failures, extra) {
   const result = { label, size }
   const started = performance.now()
   let server = null
+  let peer = null
   try {
     const seeded = await seedScale(root, env, size)
     const { encodeCursor } = await import(path.join(root, 'dist/lib/pagination.js'))
@@ -406,6 +411,11 @@ async function runInstance(engine, label, size, options, failures, extra) {
     // memory, this the idle service's.
     await new Promise((r) => setTimeout(r, 1000))
     result.idle_after_check_rss_mib = memoryMiB(server.child.pid, 'VmRSS')
+    if (extra?.startPeer !== undefined) {
+      const started = await extra.startPeer(env, ctx)
+      peer = started.peer
+      result.pool_startup_check_s = started.startupCheckS
+    }
     result.operations = {}
     const only = options.only
     const chosen = operations(ctx).filter(
@@ -415,16 +425,19 @@ async function runInstance(engine, label, size, options, failures, extra) {
     if (hot.length > 0)
       Object.assign(
         result,
-        await measureHot(engine, hot, server, ctx, seeded, db, options.requests, failures),
+        await measureHot(engine, hot, { server, peer }, ctx, seeded, db, options, failures),
       )
     for (const op of chosen) {
       if (op.hot) continue
       result.operations[op.name] = await measure(op, server.base, options.requests, failures)
     }
-    if (extra !== undefined) Object.assign(result, await extra({ env, server, ctx, seeded, db }))
+    if (extra !== undefined)
+      Object.assign(result, await extra.run({ env, server, peer, ctx, seeded, db }))
     result.peak_rss_mib = memoryMiB(server.child.pid, 'VmHWM')
-    await stop(server)
+    if (peer !== null) result.peer_peak_rss_mib = memoryMiB(peer.child.pid, 'VmHWM')
+    await Promise.all([stop(server), peer === null ? null : stop(peer)])
     server = null
+    peer = null
     if (extra !== undefined) {
       // The seeded log is what the service writes: its integrity check passes, timed.
       try {
@@ -438,6 +451,7 @@ async function runInstance(engine, label, size, options, failures, extra) {
     failures.push(`${engine} ${label}: ${error.stack ?? error}`)
   } finally {
     if (server !== null) await stop(server)
+    if (peer !== null) await stop(peer)
     await db.drop()
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
@@ -448,21 +462,30 @@ async function runInstance(engine, label, size, options, failures, extra) {
 
 /**
  * The hot operations, measured side by side (measureInterleaved) on either instance; on PostgreSQL
- * beside the two baselines of bench/bare-server.mjs — the bare route, and the same route doing
- * /me's one indexed read (the very statement and values the service runs) through a plain `pg`
- * Pool — started for the purpose on the same database. The baselines get the requests the service
- * gets, the same Authorization header included (they ignore it), so the two parse the same bytes.
+ * beside the baselines of bench/bare-server.mjs — the bare route; the same route doing /me's one
+ * indexed read (the very statement and values the service runs) through a plain `pg` Pool; and the
+ * same with the redirect's statement — started for the purpose on the same database, and, when
+ * there is a `peer` (the plain pool reader's process), its hot operations too, all in the same
+ * slices. The baselines get the requests the service gets, the same Authorization header included
+ * (they ignore it), so the two parse the same bytes.
  */
-async function measureHot(engine, hot, server, ctx, seeded, db, count, failures) {
+async function measureHot(engine, hot, { server, peer }, ctx, seeded, db, options, failures) {
   const ops = hot.map((op) => ({ ...op, base: server.base }))
+  const count = options.requests
   if (engine !== 'postgres') {
     const measured = await measureInterleaved(ops, count, failures)
     return { operations: Object.fromEntries(hot.map((op, i) => [op.name, measured[i]])) }
   }
-  const { me } = await hotStatements(jwtClaims(ctx.person).sid, seeded.personId)
+  const { me, go } = await hotStatements(jwtClaims(ctx.person).sid, seeded.personId)
   const bare = await start(
     path.join(root, 'bench/bare-server.mjs'),
-    { BARE_PG_URL: db.url, BARE_PG_TEXT: me.text, BARE_PG_VALUES: JSON.stringify(me.values) },
+    {
+      BARE_PG_URL: db.url,
+      BARE_PG_TEXT: me.text,
+      BARE_PG_VALUES: JSON.stringify(me.values),
+      BARE_PG_GO_TEXT: go.text,
+      BARE_PG_GO_VALUES: JSON.stringify(go.values),
+    },
     '/',
   )
   try {
@@ -471,14 +494,18 @@ async function measureHot(engine, hot, server, ctx, seeded, db, count, failures)
       base: bare.base,
       request: () => ({ url, token: ctx.person }),
     })
-    const measured = await measureInterleaved(
-      [baseline('bare', '/'), baseline('bare + pg', '/pg'), ...ops],
-      count,
-      failures,
-    )
+    const baselines = [
+      baseline('bare', '/'),
+      baseline('bare + pg', '/pg'),
+      baseline('bare + pg, the redirect’s read', '/pg-go'),
+    ]
+    const pooled = peer === null ? [] : hot.map((op) => ({ ...op, base: peer.base }))
+    const measured = await measureInterleaved([...baselines, ...ops, ...pooled], count, failures)
+    const named = (from) => Object.fromEntries(hot.map((op, i) => [op.name, measured[from + i]]))
     return {
-      baselines: { bare: measured[0], bare_pg: measured[1] },
-      operations: Object.fromEntries(hot.map((op, i) => [op.name, measured[i + 2]])),
+      baselines: { bare: measured[0], bare_pg: measured[1], bare_pg_go: measured[2] },
+      operations: named(baselines.length),
+      ...(peer !== null && { pool_reader: named(baselines.length + hot.length) }),
     }
   } finally {
     await stop(bare)
@@ -651,39 +678,38 @@ export async function auditedWrites(bases, ctx, seconds, failures) {
   return { per_second: Math.round(ok / seconds), failed: bad, timeouts }
 }
 
+/**
+ * The large PostgreSQL instance's extras: a peer with the plain pool reader
+ * (POSTGRES_HOT_READS=pool) on the same database, started before the hot operations are measured
+ * so that its figures are taken in their slices; then what the planner settings buy, and audited
+ * writes from one instance and from both.
+ */
 function postgresExtras(options, failures) {
-  return async ({ env, server, ctx, seeded, db }) => {
-    const extras = {}
-    const hot = operations(ctx).filter((op) => op.hot)
-    const statements = await hotStatements(jwtClaims(ctx.person).sid, seeded.personId)
-    extras.planner_settings = await plannerSettings(db.url, statements)
-    // The plain pool reader, on a second process of the same database.
-    const poolStartedAt = Date.now()
-    const pool = await start(path.join(root, 'dist/server.js'), {
-      ...env,
-      POSTGRES_HOT_READS: 'pool',
-    })
-    try {
-      extras.pool_startup_check_s = await startupCheck(pool.base, ctx.admin, poolStartedAt)
-      // Warmed and side by side, as the default reader's figures were taken.
-      const pooled = hot.map((op) => ({ ...op, base: pool.base }))
-      const measured = await measureInterleaved(pooled, options.requests, failures)
-      extras.pool_reader = Object.fromEntries(hot.map((op, i) => [op.name, measured[i]]))
-      // Audited writes from one instance, then from two on the one database.
-      extras.audited_writes = {
-        one_instance: await auditedWrites([server.base], ctx, options.writeSeconds, failures),
-        two_instances: await auditedWrites(
-          [server.base, pool.base],
-          ctx,
-          options.writeSeconds,
-          failures,
-        ),
+  return {
+    async startPeer(env, ctx) {
+      const startedAt = Date.now()
+      const peer = await start(path.join(root, 'dist/server.js'), {
+        ...env,
+        POSTGRES_HOT_READS: 'pool',
+      })
+      try {
+        return { peer, startupCheckS: await startupCheck(peer.base, ctx.admin, startedAt) }
+      } catch (error) {
+        await stop(peer)
+        throw error
       }
-      extras.pool_reader_peak_rss_mib = memoryMiB(pool.child.pid, 'VmHWM')
-    } finally {
-      await stop(pool)
-    }
-    return extras
+    },
+    async run({ server, peer, ctx, seeded, db }) {
+      const statements = await hotStatements(jwtClaims(ctx.person).sid, seeded.personId)
+      const bases = [server.base, peer.base]
+      return {
+        planner_settings: await plannerSettings(db.url, statements),
+        audited_writes: {
+          one_instance: await auditedWrites([server.base], ctx, options.writeSeconds, failures),
+          two_instances: await auditedWrites(bases, ctx, options.writeSeconds, failures),
+        },
+      }
+    },
   }
 }
 
@@ -716,7 +742,7 @@ function table(engineResults) {
         pad('large', 16) +
         pad('p50×  p99×', 14) +
         'goal' +
-        (pgBase ? '   bare÷  bare+pg÷  pool reader' : ''),
+        (pgBase ? '   bare÷  bare+pg÷  own read÷  pool reader (bare+pg÷)' : ''),
     )
     for (const name of Object.keys(r.large.operations)) {
       const small = r.small.operations[name]
@@ -729,16 +755,18 @@ function table(engineResults) {
         pad(w ? `${w.p50_ratio}  ${w.p99_ratio}` : '-', 14) +
         pad(w ? (w.p50_ok && w.p99_ok ? 'ok' : 'MISS') : '-', 4)
       if (pgBase && large) {
-        const ratio = (base) => (base ? round(base.p50 / large.p50) : '-')
-        line += `   ${ratio(pgBase.bare)}   ${ratio(pgBase.bare_pg)}`
+        const ratio = (base, of = large) => (base && of ? round(base.p50 / of.p50) : '-')
+        // The redirects run their own statement, heavier than /me's: compared with it too.
+        const own = name.startsWith('go redirect') ? ratio(pgBase.bare_pg_go) : '-'
+        line += `   ${pad(ratio(pgBase.bare), 6)} ${pad(ratio(pgBase.bare_pg), 9)} ${pad(own, 10)}`
         const pooled = r.large.pool_reader?.[name]
-        if (pooled) line += `      ${fmt(pooled)}`
+        if (pooled) line += ` ${fmt(pooled)} (${ratio(pgBase.bare_pg, pooled)})`
       }
       lines.push(line)
     }
     if (pgBase)
       lines.push(
-        `baselines (large): bare ${fmt(pgBase.bare)}, bare + one pg read ${fmt(pgBase.bare_pg)}`,
+        `baselines (large): bare ${fmt(pgBase.bare)}, bare + one pg read ${fmt(pgBase.bare_pg)}, bare + the redirect's read ${fmt(pgBase.bare_pg_go)}`,
       )
     for (const [name, p] of Object.entries(r.large.planner_settings ?? {}))
       lines.push(
@@ -805,7 +833,7 @@ export async function runScale(argv) {
         ? undefined
         : engine === 'postgres'
           ? postgresExtras(options, failures)
-          : () => ({}),
+          : { run: () => ({}) },
     )
     results[engine] = { small, large }
   }
