@@ -816,7 +816,7 @@ describe('the console in Chromium', () => {
     }
   })
 
-  it('has pages of its own for not found, offline, and mailed links', async () => {
+  it('has pages of its own for not found, offline, a failed page, and mailed links', async () => {
     const context = await newContext({ locale: 'de-DE' })
     const page = await context.newPage()
     await page.goto('/login')
@@ -850,6 +850,23 @@ describe('the console in Chromium', () => {
     await expectHeading(adminPage, 'Switchboard cannot be reached')
     await checkAccessibility(adminPage, 'offline')
     await adminPage.unroute('**/api/**')
+
+    // An error the API answered is said as what it is, not as a lost connection.
+    const organizations = (url: URL) => url.pathname.startsWith('/api/organizations')
+    await adminPage.route(organizations, (route) =>
+      route.fulfill({
+        status: 429,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'Too Many Requests', reason: 'RATE_LIMITED', message: 'x' }),
+      }),
+    )
+    await adminPage.goto('/orgs/some-organization')
+    await expectHeading(adminPage, 'Diese Seite konnte nicht angezeigt werden')
+    await adminPage
+      .getByText('Zu viele Versuche. Warten Sie kurz und versuchen Sie es erneut.')
+      .waitFor()
+    await checkAccessibility(adminPage, 'a page that failed')
+    await adminPage.unroute(organizations)
   })
 
   it('ran under the console CSP without a single violation', () => {

@@ -10,8 +10,7 @@ import {
   Outlet,
   redirect,
 } from '@tanstack/react-router'
-import { lazy, Suspense, type ComponentType } from 'react'
-import { readCookie } from './api/client'
+import { type ComponentType } from 'react'
 import { loadAreas, loadSignedInCatalogues } from './i18n/i18n'
 import { ApiError } from './api/errors'
 import { meQuery, mfaStatusQuery } from './api/queries'
@@ -19,6 +18,7 @@ import { ENROLLMENT_PAGE } from './policy/enrollment'
 import { LoginPage } from './auth/LoginPage'
 import { takeRememberedReturnTo } from './auth/return-to'
 import type { LinksSearch } from './links/queries'
+import { SessionPreferences } from './shell/SessionPreferences'
 import { ErrorPage, NotFoundPage } from './shell/StatusPages'
 import { focusNextHeading } from './ui/page'
 
@@ -53,24 +53,11 @@ const positiveInteger = (value: unknown) => {
   return Number.isSafeInteger(number) && number > 0 ? number : undefined
 }
 
-const RootPreferences = lazy(() =>
-  import('./api/query-root').then((module) => ({ default: module.RootPreferences })),
-)
-
-/**
- * Every page. With a session (its readable CSRF cookie is there) the person's language and theme
- * apply also to pages outside the signed-in frame, such as the not-found page; without one nothing
- * more loads (the sign-in page's size budget, and no /api/users/me for a visitor).
- */
+/** Every page, with the signed-in person's language and theme when there is a session. */
 function RootLayout() {
-  const session = readCookie('__Host-csrf_token') !== null || readCookie('csrf_token') !== null
   return (
     <>
-      {session && (
-        <Suspense fallback={null}>
-          <RootPreferences />
-        </Suspense>
-      )}
+      <SessionPreferences />
       <Outlet />
     </>
   )
