@@ -13,13 +13,8 @@ import type { Caller, RequestContext } from '../../identity/caller.js'
 import { recordAudit } from '../audit/service.js'
 import { organizationNotFound } from '../organizations/access.js'
 import { findOwnTagIds } from '../tags/repo.js'
-import {
-  addTagToLinks,
-  findVisibleLinks,
-  lockLinksInIdOrder,
-  moveLinks,
-  removeTagFromLinks,
-} from './repo.js'
+import { addTagToLinks, lockLinksInIdOrder, moveLinks, removeTagFromLinks } from './repo.js'
+import { findVisibleLinks } from './visible.repo.js'
 import { dropAfterOwnerChange, purgeDeletedLinks } from './ownership.repo.js'
 import { moveToRecentlyDeleted, restoreHorizon } from './ownership.service.js'
 import type { BulkLinksBody, BulkLinksResult } from './schemas.js'

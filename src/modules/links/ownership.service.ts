@@ -20,13 +20,8 @@ import { reachesOrganization, type RequestContext, type Caller } from '../../ide
 import { organizationNotFound, requirePermission } from '../organizations/access.js'
 import { can } from '../organizations/roles.js'
 import { findUserById } from '../users/repo.js'
-import {
-  deleteLink as deleteLinkRow,
-  findVisibleLink,
-  insertLinkRow,
-  lockLinksInIdOrder,
-  type VisibleLink,
-} from './repo.js'
+import { deleteLink as deleteLinkRow, insertLinkRow, lockLinksInIdOrder } from './repo.js'
+import { findVisibleLink, type VisibleLink } from './visible.repo.js'
 import {
   dropAfterOwnerChange,
   findExistingTagIds,

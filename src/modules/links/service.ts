@@ -25,19 +25,16 @@ import { can } from '../organizations/roles.js'
 import { findOwnTagIds } from '../tags/repo.js'
 import {
   findDailyClicks,
-  findVisibleLink,
   insertLink,
-  countVisibleLinks,
-  listVisibleLinks,
   replaceOwnLinkTags,
   updateLink as updateLinkRow,
   findLinkIdBySlug,
   lockLinksInIdOrder,
   type LinkColumns,
-  type LinkFilters,
   type LinkOwner,
-  type VisibleLink,
 } from './repo.js'
+import { countVisibleLinks, listVisibleLinks, type LinkFilters } from './list.repo.js'
+import { findVisibleLink, type VisibleLink } from './visible.repo.js'
 import type {
   CreateLinkBody,
   LinkClicks,

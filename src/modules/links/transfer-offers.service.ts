@@ -23,7 +23,7 @@ import { reserveUserMail } from '../mail/limits.js'
 import { isMailConfigured, sendMail } from '../mail/service.js'
 import { findUserById } from '../users/repo.js'
 import { dropAfterOwnerChange, setLinkOwner } from './ownership.repo.js'
-import type { VisibleLink } from './repo.js'
+import type { VisibleLink } from './visible.repo.js'
 import type { TransferredLink } from './schemas.js'
 import { offerMail } from './transfer-offers.mail.js'
 import {

@@ -31,10 +31,10 @@ import {
   findLinkIdsByUrl,
   findTakenSlugKeys,
   insertLinks,
-  listVisibleLinks,
   lockLinkOwner,
   type LinkOwner,
 } from '../repo.js'
+import { listVisibleLinks } from '../list.repo.js'
 import { assertReachable, linkFilters, linkOwnerFor } from '../service.js'
 import {
   cleanBookmark,

@@ -1,0 +1,415 @@
+/**
+ * The Links list's SQL: a page of the links a user sees — by search, tag, owner, scope, pins or
+ * collection, newest first, by clicks or in a collection's order — and how many there are. Every
+ * statement reads through the visibility rule (visibility.ts).
+ */
+import { sql, type RawBuilder } from 'kysely'
+import type { Executor } from '../../db/schema.js'
+import { assertIssuedCursor, newestFirst, type PageWindow } from '../../db/keyset.js'
+import { invalidField } from '../../errors.js'
+import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
+import { anyContains, anyLike, containing } from '../../db/text-search.js'
+import { compiledOnce } from '../../db/precompiled.js'
+import { isPostgres } from '../../db/engine.js'
+import { collectionVisibleTo, sharedWithTeamsOf, visibleToIndexed } from './visibility.js'
+import { asVisible, linksAsSeenBy, visibleLinks, type VisibleLink } from './visible.repo.js'
+
+export interface LinkFilters {
+  tagId?: string
+  q?: string
+  organizationId?: string
+  /**
+   * `personal`: the user's own links only; `organization`: only links shared with an organization.
+   */
+  owner?: 'personal' | 'organization'
+  /** An API token's organization boundary — personal links and these organizations' only. */
+  reachable?: ReadonlySet<string>
+  /** Most clicked first (clicks since this UTC day, then newest id), instead of newest first. */
+  clicksSince?: string
+  /** `shared`: only links shared with one of the user's teams (directly or by a collection). */
+  scope?: 'shared'
+  /** Only the links the user pinned (true), or only the others (false). */
+  pinned?: boolean
+  /** Only this collection's links (when the user sees it), in its order instead of newest first. */
+  collectionId?: string
+}
+
+/** A link's clicks since the day, as an SQL expression (the sort key of the clicks order). */
+function clicksSinceOf(day: string) {
+  return sql<number>`coalesce((select sum(link_clicks.clicks) from link_clicks where link_clicks.link_id = ${sql.ref('links.id')} and link_clicks.day >= ${day}), 0)`
+}
+
+/** The cursor of the clicks order: [clicks, id]; a forged count is a 400, not a database error. */
+function afterClicks(window: PageWindow): { clicks: number; id: string } | null {
+  if (window.after === null) return null
+  const [count, id] = window.after
+  if (!/^\d{1,15}$/.test(count)) throw invalidField('cursor', CURSOR_NOT_ISSUED)
+  return { clicks: Number(count), id }
+}
+
+/** The shortest search the trigram indexes answer (migration 0065_link_search). */
+const TRIGRAM = 3
+
+/**
+ * True where the link's title, URL or slug contains `q`, ignoring case. From 3 characters on, the
+ * candidates come from trigrams: PostgreSQL's pg_trgm indexes answer the LIKE itself; on SQLite
+ * the FTS5 table narrows the links to its matches first (it folds case more widely than SQLite's
+ * lower(), so the LIKE still decides). A shorter term is looked for among the visible links only.
+ */
+function matchesSearch(ex: Executor, q: string) {
+  const contains = anyContains(['links.title', 'links.url', 'links.slug'], q)
+  if ([...q].length < TRIGRAM || isPostgres(ex)) return contains
+  const phrase = `"${q.replaceAll('"', '""')}"`
+  const candidates = sql`select link_search_rows.link_id from link_search_rows where link_search_rows.id in (select links_fts.rowid from links_fts where links_fts match ${phrase})`
+  return sql<boolean>`(${sql.ref('links.id')} in (${candidates}) and ${contains})`
+}
+
+/** SQLite answers a search of 3 characters or more from its search table alone (0105). */
+function searchTablePages(ex: Executor, q: string): boolean {
+  return !isPostgres(ex) && [...q].length >= TRIGRAM
+}
+
+/** What a search page's statement is run with (or, compiled once, the placeholders for it). */
+interface SearchPageValues {
+  userId: string
+  /** The term as one FTS5 phrase. */
+  phrase: string
+  /** The term as a LIKE pattern (text-search.ts containing). */
+  pattern: string
+  afterTime: string
+  afterId: string
+  /** The page's size plus one: the extra row only tells whether there is a next page. */
+  limit: string | number
+}
+
+/**
+ * SQLite: a search page, its links' ids read from the search table alone — its trigram index
+ * finds the matches, and the copies of each link's text, id, owner and creation time it holds
+ * decide the match (the LIKE), the visibility, the filters on the owner and the page — so a search
+ * reads one row per match there and only the page's rows of links
+ * (docs/decisions/0045-link-search-page-from-the-search-table.md).
+ */
+function searchPageQuery(
+  ex: Executor,
+  values: SearchPageValues,
+  filters: LinkFilters,
+  withCursor: boolean,
+) {
+  const row = {
+    id: 'links_fts.link_id',
+    userId: 'links_fts.user_id',
+    organizationId: 'links_fts.organization_id',
+  }
+  const limit = sql<number>`${values.limit}`
+  const conditions = [
+    anyLike(['links_fts.title', 'links_fts.url', 'links_fts.slug'], values.pattern),
+    visibleToIndexed(ex, values.userId, row),
+    ...ownerConditions(filters, row.organizationId),
+  ]
+  const after = (table: string, id: string) =>
+    sql<boolean>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.${id}`)}) < (${values.afterTime}, ${values.afterId})`
+  if (withCursor) conditions.push(after('links_fts', 'link_id'))
+  const ids = sql`select links_fts.link_id from links_fts where links_fts match ${values.phrase} and ${sql.join(conditions, sql` and `)} order by links_fts.created_at desc, links_fts.link_id desc limit ${limit}`
+  let page = linksAsSeenBy(ex, values.userId).where(
+    sql<boolean>`${sql.ref('links.id')} in (${ids})`,
+  )
+  if (withCursor) page = page.where(after('links', 'id'))
+  return page.orderBy('links.created_at', 'desc').orderBy('links.id', 'desc').limit(limit)
+}
+
+const SEARCH_PAGE_VALUES = ['userId', 'phrase', 'pattern', 'limit'] as const
+
+/**
+ * The search page without a filter on the owner — the Links screen's search — compiled once, with
+ * a cursor and without: building and compiling it cost as much as running it
+ * (docs/decisions/0055-links-page-one-read-for-its-extras.md).
+ */
+const selectSearchPage = {
+  first: compiledOnce(SEARCH_PAGE_VALUES, (ex, p) =>
+    searchPageQuery(ex, { ...p, afterTime: '', afterId: '' }, {}, false),
+  ),
+  after: compiledOnce([...SEARCH_PAGE_VALUES, 'afterTime', 'afterId'], (ex, p) =>
+    searchPageQuery(ex, p, {}, true),
+  ),
+}
+
+async function searchPage(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+  q: string,
+  window: PageWindow,
+): Promise<VisibleLink[]> {
+  assertIssuedCursor(window)
+  const values = {
+    userId,
+    phrase: `"${q.replaceAll('"', '""')}"`,
+    pattern: containing(q),
+    afterTime: window.after?.[0] ?? '',
+    afterId: window.after?.[1] ?? '',
+    limit: window.limit + 1,
+  }
+  const rows =
+    ownerConditions(filters, 'links_fts.organization_id').length > 0
+      ? await searchPageQuery(ex, values, filters, window.after !== null).execute()
+      : await (window.after === null ? selectSearchPage.first : selectSearchPage.after)(ex, values)
+  return rows.map(asVisible)
+}
+
+/** The visible links matching the filters (all but the collection and the order). */
+function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
+  let query = visibleLinks(ex, userId)
+  if (filters.tagId !== undefined) {
+    const tagId = filters.tagId
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('link_tags')
+          .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
+          .select('link_tags.tag_id')
+          .whereRef('link_tags.link_id', '=', 'links.id')
+          .where('link_tags.tag_id', '=', tagId)
+          .where('tags.user_id', '=', userId),
+      ),
+    )
+  }
+  if (filters.q !== undefined) query = query.where(matchesSearch(ex, filters.q))
+  for (const condition of ownerConditions(filters, 'links.organization_id'))
+    query = query.where(condition)
+  if (filters.scope === 'shared') query = query.where(sharedWithTeamsOf(ex, userId))
+  if (filters.pinned !== undefined) {
+    const pinned = filters.pinned
+    query = query.where((eb) => {
+      const pin = eb
+        .selectFrom('link_pins')
+        .select('link_pins.link_id')
+        .whereRef('link_pins.link_id', '=', 'links.id')
+        .where('link_pins.user_id', '=', userId)
+      return pinned ? eb.exists(pin) : eb.not(eb.exists(pin))
+    })
+  }
+  return query
+}
+
+/**
+ * The filters on a link's organization (`organizationId`, `owner`, `reachable`) as conditions on
+ * `column`: the links' own, or the search table's copy of it.
+ */
+function ownerConditions(filters: LinkFilters, column: string): RawBuilder<boolean>[] {
+  const organization = sql.ref(column)
+  const conditions: RawBuilder<boolean>[] = []
+  if (filters.organizationId !== undefined)
+    conditions.push(sql<boolean>`${organization} = ${filters.organizationId}`)
+  if (filters.owner === 'personal') conditions.push(sql<boolean>`${organization} is null`)
+  if (filters.owner === 'organization') conditions.push(sql<boolean>`${organization} is not null`)
+  if (filters.reachable !== undefined) {
+    const ids = [...filters.reachable]
+    conditions.push(
+      ids.length === 0
+        ? sql<boolean>`${organization} is null`
+        : sql<boolean>`(${organization} is null or ${organization} in (${sql.join(ids)}))`,
+    )
+  }
+  return conditions
+}
+
+/**
+ * How many visible links match the filters: the list's own statement counted, so it reads the
+ * same owners' indexes (visibleToIndexed) and never more rows than the person can see.
+ */
+export async function countVisibleLinks(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+): Promise<number> {
+  let query = filteredLinks(ex, userId, filters)
+  if (filters.collectionId !== undefined) query = inCollection(query, userId, filters.collectionId)
+  const row = await query
+    .clearSelect()
+    .select(sql<number | string>`count(*)`.as('total'))
+    .executeTakeFirstOrThrow()
+  // PostgreSQL answers count(*) as bigint text.
+  return Number(row.total)
+}
+
+/**
+ * Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case.
+ */
+export async function listVisibleLinks(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+  window: PageWindow,
+): Promise<VisibleLink[]> {
+  const query = filteredLinks(ex, userId, filters)
+  if (filters.collectionId !== undefined)
+    return (await inCollectionOrder(ex, query, userId, filters.collectionId, window)).map(
+      (row) => ({
+        ...asVisible(row),
+        position_sort: row.position_sort,
+      }),
+    )
+  if (filters.clicksSince !== undefined) {
+    const clicks = clicksSinceOf(filters.clicksSince)
+    const after = afterClicks(window)
+    const ordered = (
+      after === null
+        ? query
+        : query.where(
+            sql<boolean>`(${clicks}, ${sql.ref('links.id')}) < (${after.clicks}, ${after.id})`,
+          )
+    )
+      .select(clicks.as('clicks_sort'))
+      .orderBy(clicks, 'desc')
+      .orderBy('links.id', 'desc')
+      .limit(window.limit + 1)
+    return (await ordered.execute()).map((row) => ({
+      ...asVisible(row),
+      clicks_sort: row.clicks_sort,
+    }))
+  }
+  const otherFilters =
+    filters.tagId !== undefined || filters.scope !== undefined || filters.pinned !== undefined
+  if (!otherFilters && filters.q !== undefined && searchTablePages(ex, filters.q))
+    return searchPage(ex, userId, filters, filters.q, window)
+  if (!otherFilters && filters.q === undefined) {
+    const owners = await pageOwners(ex, userId, filters)
+    if (owners !== null) {
+      const page = linksAsSeenBy(ex, userId).where(
+        'links.id',
+        'in',
+        newestOfOwners(ex, owners, window),
+      )
+      return (await newestFirst(page, window, 'links').execute()).map(asVisible)
+    }
+  }
+  return (await newestFirst(query, window, 'links').execute()).map(asVisible)
+}
+
+/** Above this many organizations a page reads the owners' indexes together (visibleToIndexed). */
+const MAX_PAGE_BRANCHES = 50
+
+interface PageOwners {
+  userId: string
+  /** The user's own links are on the page (not for `owner: organization` nor another filter). */
+  personal: boolean
+  organizationIds: string[]
+}
+
+/**
+ * Whose links a page without a search or tag may hold: the user, and the organizations they
+ * belong to that the filters keep; null when they belong to too many to read one by one, or to a
+ * team (links and collections shared with teams are not owned by anyone the page could walk).
+ */
+async function pageOwners(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+): Promise<PageOwners | null> {
+  const team = await ex
+    .selectFrom('team_members')
+    .select('team_id')
+    .where('user_id', '=', userId)
+    .limit(1)
+    .executeTakeFirst()
+  if (team !== undefined) return null
+  const rows = await ex
+    .selectFrom('organization_members')
+    .select('organization_id')
+    .where('user_id', '=', userId)
+    .execute()
+  const organizationIds = rows
+    .map((row) => row.organization_id)
+    .filter(
+      (id) =>
+        filters.owner !== 'personal' &&
+        (filters.organizationId === undefined || filters.organizationId === id) &&
+        (filters.reachable === undefined || filters.reachable.has(id)),
+    )
+  if (organizationIds.length > MAX_PAGE_BRANCHES) return null
+  const personal = filters.owner !== 'organization' && filters.organizationId === undefined
+  return { userId, personal, organizationIds }
+}
+
+/**
+ * The ids of the page's candidates: each owner's newest `limit + 1` after the cursor, read in
+ * order from its (owner, created_at, id) index — so a page costs the same with 40 links or 40,000
+ * (docs/decisions/0036-links-list-at-scale.md). An organization's branch checks the membership
+ * again, in the same statement: one left a moment ago does not show.
+ */
+function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
+  const branches = []
+  if (owners.personal)
+    branches.push(
+      ex.selectFrom('links').select('links.id').where('links.user_id', '=', owners.userId),
+    )
+  for (const organizationId of owners.organizationIds)
+    branches.push(
+      ex
+        .selectFrom('links')
+        .select('links.id')
+        .where('links.organization_id', '=', organizationId)
+        .where((eb) =>
+          eb.exists(
+            eb
+              .selectFrom('organization_members')
+              .select('organization_members.user_id')
+              .where('organization_members.organization_id', '=', organizationId)
+              .where('organization_members.user_id', '=', owners.userId),
+          ),
+        ),
+    )
+  // An owner-less page (a filter no membership passes) still needs one branch: it finds nothing.
+  if (branches.length === 0)
+    branches.push(ex.selectFrom('links').select('links.id').where(sql.lit(false)))
+  const limited = branches.map((branch, i) =>
+    ex.selectFrom(newestFirst(branch, window, 'links').as(`b${i}`)).select(`b${i}.id as id`),
+  )
+  return limited.slice(1).reduce((union, branch) => union.unionAll(branch), limited[0]!)
+}
+
+/** Only the links of this collection, when the user sees it. */
+function inCollection(
+  query: ReturnType<typeof visibleLinks>,
+  userId: string,
+  collectionId: string,
+) {
+  return query
+    .innerJoin('collection_links', (join) =>
+      join
+        .onRef('collection_links.link_id', '=', 'links.id')
+        .on('collection_links.collection_id', '=', collectionId),
+    )
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('collections')
+          .select('collections.id')
+          .where('collections.id', '=', collectionId)
+          .where(collectionVisibleTo(userId)),
+      ),
+    )
+}
+
+/** The collection's links among the query's, in its order: keyset over (position, id). */
+async function inCollectionOrder(
+  ex: Executor,
+  query: ReturnType<typeof visibleLinks>,
+  userId: string,
+  collectionId: string,
+  window: PageWindow,
+) {
+  const position = sql.ref('collection_links.position')
+  let ordered = inCollection(query, userId, collectionId).select(
+    'collection_links.position as position_sort',
+  )
+  if (window.after !== null) {
+    const [after] = window.after
+    if (!/^\d{1,9}$/.test(after)) throw invalidField('cursor', CURSOR_NOT_ISSUED)
+    ordered = ordered.where('collection_links.position', '>', Number(after))
+  }
+  return ordered
+    .orderBy(position)
+    .limit(window.limit + 1)
+    .execute()
+}
