@@ -1,6 +1,6 @@
 /**
- * SQL for links: one link's rows and writes, the go-link lookups, tags, clicks and locks. Every read
- * for a user goes through the visibility rule (visibility.ts); the Links list's pages are in
+ * SQL for links: one link's rows and writes, the go-link lookups, tags, clicks and locks. Every
+ * read for a user goes through the visibility rule (visibility.ts); the Links list's pages are in
  * list.repo.ts, links as a user sees them in visible.repo.ts.
  */
 import { sql, type Insertable } from 'kysely'
