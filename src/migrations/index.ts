@@ -46,6 +46,7 @@ import * as m0095 from './0095_scim_request_subject.js'
 import * as m0105 from './0105_link_search_owners.js'
 import * as m0106 from './0106_user_search_one_index.js'
 import * as m0113 from './0113_audit_frontier_append.js'
+import * as m0114 from './0114_link_owner_url_indexes.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -96,4 +97,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0105_link_search_owners': m0105,
   '0106_user_search_one_index': m0106,
   '0113_audit_frontier_append': m0113,
+  '0114_link_owner_url_indexes': m0114,
 }

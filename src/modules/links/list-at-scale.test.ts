@@ -224,3 +224,54 @@ describe('GET /api/links?q= with 100,000 links', () => {
     expect(await ids('nowhere at all')).toEqual([])
   })
 })
+
+describe('an import into an owner of 20,000 links', () => {
+  /** The import's look-up of the URLs the owner's links already point at, caught and explained. */
+  async function urlLookup(organizationId: string | null, urls: string[]) {
+    const content = JSON.stringify({
+      format: 'switchboard-links',
+      version: 1,
+      links: urls.map((url) => ({ url })),
+    })
+    let report: { imported: number; skipped: { reason: string }[] } | undefined
+    const statements = await statementsOf(/"links"\."url" in/, async () => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/links/import',
+        headers: bearer(user.token),
+        payload: {
+          format: 'json',
+          content,
+          dry_run: true,
+          ...(organizationId !== null && { organization_id: organizationId }),
+        },
+      })
+      expect(response.statusCode).toBe(200)
+      report = response.json()
+    })
+    expect(statements).toHaveLength(1)
+    return { report: report!, statement: statements[0]! }
+  }
+
+  it.each([
+    ['personal', 'mine', 'links_user_url_idx'],
+    ['organization', 'team', 'links_org_url_idx'],
+  ])('finds the %s links already saved by the owner’s URL index', async (_owner, prefix, index) => {
+    const { report, statement } = await urlLookup(prefix === 'team' ? organizationId : null, [
+      `https://${prefix}.example/10`,
+      `https://${prefix}.example/19999`,
+      `https://${prefix}.example/new-page`,
+    ])
+    expect(report.imported).toBe(1)
+    expect(report.skipped.map((item) => item.reason)).toEqual(['duplicate_url', 'duplicate_url'])
+    if (t.database.engine === 'postgres') {
+      const plan = await postgresPlanOf(t, statement)
+      expect(plan.text, plan.text).toContain(index)
+      // The owner's index by creation time would read all 20,000 of the owner's links.
+      expect(plan.buffers, plan.text).toBeLessThan(40)
+    } else {
+      const plan = await sqlitePlanOf(t, statement)
+      expect(plan.join('\n'), plan.join('\n')).toMatch(new RegExp(`INDEX ${index} \\(`))
+    }
+  })
+})

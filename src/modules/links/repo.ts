@@ -6,6 +6,7 @@
 import { sql, type Insertable } from 'kysely'
 import type { Executor, LinksTable, Timestamp } from '../../db/schema.js'
 import { precompiled } from '../../db/precompiled.js'
+import { isPostgres } from '../../db/engine.js'
 import { urlKey } from '../../lib/url-key.js'
 import { forwardingWithSlugKey } from './visibility.js'
 import { asVisible, type VisibleLink } from './visible.repo.js'
@@ -232,24 +233,46 @@ export function findTakenSlugKeys(
 
 /**
  * Of the (normalised) URLs, those the owner's links already point at, each with such a link's id
- * (the oldest's, should there be several).
+ * (the oldest's, should there be several). Read through the owner's index by URL, unordered: an
+ * ORDER BY would have SQLite walk the owner's index by creation time instead, all of the owner's
+ * links for every chunk (docs/decisions/0062-an-owners-links-by-url.md).
  */
 export async function findLinkIdsByUrl(
   ex: Executor,
   owner: LinkOwner,
   urls: readonly string[],
 ): Promise<Map<string, string>> {
-  const ids = new Map<string, string>()
+  const oldest = new Map<string, { id: string; created_at: Timestamp }>()
   for (let i = 0; i < urls.length; i += IN_LIST_CHUNK) {
     const rows = await linksOf(ex, owner)
-      .select(['links.url', 'links.id'])
+      .select(['links.url', 'links.id', 'links.created_at'])
       .where('links.url', 'in', urls.slice(i, i + IN_LIST_CHUNK))
-      .orderBy('links.created_at', 'desc')
-      .orderBy('links.id', 'desc')
       .execute()
-    for (const row of rows) ids.set(row.url, row.id)
+    for (const row of rows) {
+      const known = oldest.get(row.url)
+      if (known === undefined || isOlder(row, known)) oldest.set(row.url, row)
+    }
   }
-  return ids
+  return new Map([...oldest].map(([url, link]) => [url, link.id]))
+}
+
+function isOlder(
+  a: { id: string; created_at: Timestamp },
+  b: { id: string; created_at: Timestamp },
+): boolean {
+  return a.created_at < b.created_at || (a.created_at === b.created_at && a.id < b.id)
+}
+
+/**
+ * PostgreSQL: the planner's statistics of links read afresh, after a bulk write. Until autovacuum
+ * gets to a table that grew by thousands of rows, the planner estimates from what the statistics
+ * last said — for a new instance, that an owner has a few dozen links — and reads an owner's links
+ * by URL through the owner's index by creation time, all of them (PostgreSQL's own advice after a
+ * bulk load: run ANALYZE; docs/decisions/0062-an-owners-links-by-url.md). SQLite plans without
+ * statistics and needs none.
+ */
+export async function refreshLinkStatistics(ex: Executor): Promise<void> {
+  if (isPostgres(ex)) await sql`analyze links`.execute(ex)
 }
 
 /** Bound parameters per statement stay far below SQLite's and PostgreSQL's limits. */

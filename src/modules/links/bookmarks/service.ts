@@ -32,6 +32,7 @@ import {
   findTakenSlugKeys,
   insertLinks,
   lockLinkOwner,
+  refreshLinkStatistics,
   type LinkOwner,
 } from '../repo.js'
 import { listVisibleLinks } from '../list.repo.js'
@@ -420,6 +421,7 @@ export async function importLinks(
     })
     offset += WRITE_PART
   } while (offset < read.length)
+  if (plan.write && report.imported >= BULK_WRITE) await refreshStatistics(deps)
   if (wanted.length > 0 && plan.write) {
     const filed = await fileIntoCollections(deps, userId, request.organizationId, wanted, linkIdAt)
     report.collections_created = filed.created
@@ -444,6 +446,25 @@ export async function importLinks(
   const reportedUrls = report.links.map((link) => link.url)
   report.already_saved = await alreadySaved(deps, caller, reportedUrls, createdNow)
   return report
+}
+
+/** An import of this many links or more refreshes the planner's statistics of links. */
+const BULK_WRITE = 1000
+
+/**
+ * After a bulk import, the statistics the next import's look-ups are planned with
+ * (repo.ts refreshLinkStatistics). A failure (a database role that may not analyze) costs only
+ * the plans: the import has been written and is answered.
+ */
+async function refreshStatistics(deps: Deps): Promise<void> {
+  try {
+    await refreshLinkStatistics(deps.db)
+  } catch (error) {
+    deps.logger.warn(
+      { error: { message: (error as Error).message } },
+      'the statistics of links could not be refreshed after an import',
+    )
+  }
 }
 
 /** Whether the export lists every link the caller sees (no filter of the list's). */

@@ -1,0 +1,51 @@
+/**
+ * PostgreSQL: an import of 1,000 links or more leaves the planner's statistics of links current,
+ * so the next import reads an owner's links by URL through the owner's URL index instead of walking
+ * all of them (docs/decisions/0062-an-owners-links-by-url.md); a smaller one leaves them to
+ * autovacuum.
+ */
+import { sql } from 'kysely'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '../../../../test/helpers/app.js'
+import { bearer, createSignedInUser, type SignedIn } from '../../../../test/helpers/factories.js'
+
+const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
+let user: SignedIn
+
+beforeAll(async () => {
+  user = await createSignedInUser(t)
+  // Only the service's own ANALYZE may change the statistics while the test watches them.
+  await sql`alter table links set (autovacuum_enabled = false)`.execute(t.deps.db)
+})
+
+/** What the statistics say links holds: -1 (PostgreSQL 14 on) before any ANALYZE. */
+async function estimatedLinks(): Promise<number> {
+  const { rows } = await sql<{ reltuples: number }>`
+    select reltuples from pg_class where oid = 'links'::regclass`.execute(t.deps.db)
+  return Number(rows[0]!.reltuples)
+}
+
+async function importLinks(count: number, site: string): Promise<number> {
+  const links = Array.from({ length: count }, (_, i) => ({ url: `https://${site}.example/${i}` }))
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/links/import',
+    headers: bearer(user.token),
+    payload: {
+      format: 'json',
+      content: JSON.stringify({ format: 'switchboard-links', version: 1, links }),
+    },
+  })
+  expect(response.statusCode).toBe(200)
+  return response.json<{ imported: number }>().imported
+}
+
+describe('the statistics of links after an import', () => {
+  it('are left to autovacuum after a small import, and read afresh after one of 1,000', async () => {
+    const before = await estimatedLinks()
+    expect(await importLinks(999, 'small')).toBe(999)
+    expect(await estimatedLinks()).toBe(before)
+    expect(await importLinks(1000, 'bulk')).toBe(1000)
+    expect(await estimatedLinks()).toBe(1999)
+  })
+})
