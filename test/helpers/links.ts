@@ -52,6 +52,31 @@ export async function createLink(
   return response.json()
 }
 
+/** What an import answers, as far as the tests read it. */
+export interface ImportJson {
+  imported: number
+  skipped: Array<{ reason: string }>
+}
+
+/** POST /api/links/import of a Switchboard JSON file holding `links`, with the request's options. */
+export async function importJsonLinks(
+  t: TestContext,
+  token: string,
+  links: ReadonlyArray<Record<string, unknown>>,
+  options: { dry_run?: boolean; organization_id?: string } = {},
+): Promise<ImportJson> {
+  const content = JSON.stringify({ format: 'switchboard-links', version: 1, links })
+  const response = await t.app.inject({
+    method: 'POST',
+    url: '/api/links/import',
+    headers: bearer(token),
+    payload: { format: 'json', content, ...options },
+  })
+  if (response.statusCode !== 200)
+    throw new Error(`import failed: ${response.statusCode} ${response.body}`)
+  return response.json()
+}
+
 /** Whose tags are on the link: their owners' ids, sorted. */
 export async function tagOwnersOn(t: TestContext, linkId: string): Promise<string[]> {
   const rows = await t.deps.db

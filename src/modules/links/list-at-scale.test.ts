@@ -17,7 +17,7 @@ import {
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
-import { createLink } from '../../../test/helpers/links.js'
+import { createLink, importJsonLinks, type ImportJson } from '../../../test/helpers/links.js'
 import { createOrganizationMember } from '../../../test/helpers/organizations.js'
 import {
   analyzeIfPostgres,
@@ -228,26 +228,14 @@ describe('GET /api/links?q= with 100,000 links', () => {
 describe('an import into an owner of 20,000 links', () => {
   /** The import's look-up of the URLs the owner's links already point at, caught and explained. */
   async function urlLookup(organizationId: string | null, urls: string[]) {
-    const content = JSON.stringify({
-      format: 'switchboard-links',
-      version: 1,
-      links: urls.map((url) => ({ url })),
-    })
-    let report: { imported: number; skipped: { reason: string }[] } | undefined
+    let report: ImportJson | undefined
     const statements = await statementsOf(/"links"\."url" in/, async () => {
-      const response = await t.app.inject({
-        method: 'POST',
-        url: '/api/links/import',
-        headers: bearer(user.token),
-        payload: {
-          format: 'json',
-          content,
-          dry_run: true,
-          ...(organizationId !== null && { organization_id: organizationId }),
-        },
-      })
-      expect(response.statusCode).toBe(200)
-      report = response.json()
+      report = await importJsonLinks(
+        t,
+        user.token,
+        urls.map((url) => ({ url })),
+        { dry_run: true, ...(organizationId !== null && { organization_id: organizationId }) },
+      )
     })
     expect(statements).toHaveLength(1)
     return { report: report!, statement: statements[0]! }

@@ -9,7 +9,7 @@ import { precompiled } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import { urlKey } from '../../lib/url-key.js'
 import { forwardingWithSlugKey } from './visibility.js'
-import { asVisible, type VisibleLink } from './visible.repo.js'
+import { asVisible, SEEN_COLUMNS, type VisibleLink } from './visible.repo.js'
 
 /**
  * The forwarding links with this slug (lower-cased) the user sees: personal first, then by
@@ -42,20 +42,7 @@ const selectForwardingLinks = precompiled(['userId', 'slugKey'], (ex, p) =>
         .onRef('organization_members.organization_id', '=', 'links.organization_id')
         .on('organization_members.user_id', '=', p.userId),
     )
-    .select([
-      'links.id',
-      'links.user_id',
-      'links.organization_id',
-      'links.created_by',
-      'links.url',
-      'links.title',
-      'links.slug',
-      'links.forwarding_enabled',
-      'links.created_at',
-      'links.updated_at',
-      'organization_members.role',
-      'organizations.name as organization_name',
-    ])
+    .select(SEEN_COLUMNS)
     .orderBy(FORWARDING_ORDER),
 )
 

@@ -23,6 +23,25 @@ export interface VisibleLink extends LinkRecord {
   organization_name: string | null
 }
 
+/**
+ * A link's columns as one user sees it, for a query that has joined the link's organization and
+ * the reader's membership of it.
+ */
+export const SEEN_COLUMNS = [
+  'links.id',
+  'links.user_id',
+  'links.organization_id',
+  'links.created_by',
+  'links.url',
+  'links.title',
+  'links.slug',
+  'links.forwarding_enabled',
+  'links.created_at',
+  'links.updated_at',
+  'organization_members.role',
+  'organizations.name as organization_name',
+] as const
+
 /** Links with the reader's role and the organization's name, before any filter. */
 export function linksAsSeenBy(ex: Executor, userId: string) {
   return ex
@@ -33,20 +52,7 @@ export function linksAsSeenBy(ex: Executor, userId: string) {
         .onRef('organization_members.organization_id', '=', 'links.organization_id')
         .on('organization_members.user_id', '=', userId),
     )
-    .select([
-      'links.id',
-      'links.user_id',
-      'links.organization_id',
-      'links.created_by',
-      'links.url',
-      'links.title',
-      'links.slug',
-      'links.forwarding_enabled',
-      'links.created_at',
-      'links.updated_at',
-      'organization_members.role',
-      'organizations.name as organization_name',
-    ])
+    .select(SEEN_COLUMNS)
 }
 
 export function visibleLinks(ex: Executor, userId: string) {

@@ -7,7 +7,8 @@
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../../test/helpers/app.js'
-import { bearer, createSignedInUser, type SignedIn } from '../../../../test/helpers/factories.js'
+import { createSignedInUser, type SignedIn } from '../../../../test/helpers/factories.js'
+import { importJsonLinks } from '../../../../test/helpers/links.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 let user: SignedIn
@@ -27,17 +28,7 @@ async function estimatedLinks(): Promise<number> {
 
 async function importLinks(count: number, site: string): Promise<number> {
   const links = Array.from({ length: count }, (_, i) => ({ url: `https://${site}.example/${i}` }))
-  const response = await t.app.inject({
-    method: 'POST',
-    url: '/api/links/import',
-    headers: bearer(user.token),
-    payload: {
-      format: 'json',
-      content: JSON.stringify({ format: 'switchboard-links', version: 1, links }),
-    },
-  })
-  expect(response.statusCode).toBe(200)
-  return response.json<{ imported: number }>().imported
+  return (await importJsonLinks(t, user.token, links)).imported
 }
 
 describe('the statistics of links after an import', () => {
