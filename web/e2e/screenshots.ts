@@ -436,8 +436,8 @@ async function shootLinks(page: Page, combo: Combo): Promise<void> {
   await page.keyboard.press('Control+k')
   await page.locator('.palette-search input').waitFor()
   await page.keyboard.type('hand')
-  await page.locator('.palette-detail').first().waitFor()
-  await page.locator('.palette-item').first().waitFor()
+  // The pinned links stay until the search for the text answers: the picture waits for its links.
+  await page.locator('.palette-item', { hasText: 'Engineering handbook' }).waitFor()
   await shoot(page, 'palette', combo)
   await page.keyboard.press('Escape')
   await page.goto('/links/import-export')
@@ -721,6 +721,19 @@ async function main(): Promise<void> {
       await shootGoPages(page, combo)
       await page.goto('/account/no-such-page')
       await shoot(page, 'not-found', combo)
+      // A page whose loading the API refused: what failed, not a lost connection.
+      const organizationsApi = (url: URL) => url.pathname.startsWith('/api/organizations')
+      await page.route(organizationsApi, (route) =>
+        route.fulfill({
+          status: 429,
+          contentType: 'application/json',
+          body: JSON.stringify({ error: 'Too Many Requests', reason: 'RATE_LIMITED', message: '' }),
+        }),
+      )
+      await page.goto('/orgs/some-organization')
+      await page.locator('h1').waitFor()
+      await shoot(page, 'page-failed', combo)
+      await page.unroute(organizationsApi)
       await page.route('**/api/**', (route) => route.abort('connectionrefused'))
       await page.goto('/account')
       await shoot(page, 'offline', combo)
