@@ -58,7 +58,7 @@ export interface ImportJson {
   skipped: Array<{ reason: string }>
 }
 
-/** POST /api/links/import of a Switchboard JSON file holding `links`, with the request's options. */
+/** POST /api/links/import of a Switchboard JSON file holding `links`, with the given options. */
 export async function importJsonLinks(
   t: TestContext,
   token: string,
