@@ -3,8 +3,8 @@ import type { Kysely } from 'kysely'
 /**
  * An owner's links by URL. An import asks, 200 URLs at a time, which of its file's URLs the
  * owner's links already point at (links/repo.ts findLinkIdsByUrl); with only the owner's index by
- * creation time that read walked all of the owner's links for every 200, so each file of an import
- * took longer than the one before (docs/decisions/0062-an-owners-links-by-url.md). URLs are stored
+ * creation time that read walks all of the owner's links for every 200, and an import's cost grows
+ * with what the owner already has (docs/decisions/0062-an-owners-links-by-url.md). URLs are stored
  * normalised, ASCII and at most 2,048 characters long, well within an index entry on both engines.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

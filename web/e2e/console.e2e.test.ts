@@ -866,6 +866,18 @@ describe('the console in Chromium', () => {
       .getByText('Zu viele Versuche. Warten Sie kurz und versuchen Sie es erneut.')
       .waitFor()
     await checkAccessibility(adminPage, 'a page that failed')
+    // The keyboard reaches the one thing to do.
+    await adminPage.keyboard.press('Tab')
+    expect(await adminPage.evaluate(() => document.activeElement?.textContent)).toBe(
+      'Erneut versuchen',
+    )
+    // At phone width the page fits without scrolling sideways.
+    const desktop = adminPage.viewportSize()!
+    await adminPage.setViewportSize({ width: 390, height: 844 })
+    expect(
+      await adminPage.evaluate(() => document.documentElement.scrollWidth),
+    ).toBeLessThanOrEqual(390)
+    await adminPage.setViewportSize(desktop)
     await adminPage.unroute(organizations)
   })
 

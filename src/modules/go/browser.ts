@@ -9,7 +9,7 @@ import { reachesOrganization, type Caller } from '../../identity/caller.js'
 import { csrfTokenFor } from '../../identity/session-issuer.js'
 import { expandDestination, parseRest, type Refusal, type Rest } from '../../lib/go-template.js'
 import { findForwardingLinks, sumClicksSince } from '../links/repo.js'
-import { type VisibleLink } from '../links/visible.repo.js'
+import type { VisibleLink } from '../links/visible.repo.js'
 import { mayChange } from '../links/service.js'
 import { lookupKey } from '../links/slug-matching.js'
 import {

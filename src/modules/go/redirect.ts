@@ -16,7 +16,7 @@ import { reachesOrganization, type Caller } from '../../identity/caller.js'
 import { accessTokenOf, admitPageSession, optionalCaller } from '../../identity/hook.js'
 import { parseRest } from '../../lib/go-template.js'
 import { findForwardingLinks, findGoCandidates, type GoCandidate } from '../links/repo.js'
-import { type VisibleLink } from '../links/visible.repo.js'
+import type { VisibleLink } from '../links/visible.repo.js'
 import { lookupKey } from '../links/slug-matching.js'
 import {
   chooserAnswer,
