@@ -47,6 +47,7 @@ const ENGINE_FREE = [
   'src/modules/audit/export-lines.test.ts',
   'src/modules/audit/fact-keys.test.ts',
   'src/modules/links/bookmarks/candidate.test.ts',
+  'src/modules/links/bookmarks/read-parts.test.ts',
   'src/modules/mail/mailer.test.ts',
   'src/modules/organizations/roles.test.ts',
   'src/modules/scim/patch.property.test.ts',

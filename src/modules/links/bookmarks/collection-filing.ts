@@ -35,7 +35,8 @@ const COLLECTION_DESCRIPTION = 1000
 
 /** What the file read that names collections: its folders, a JSON export's collections. */
 interface ReadFile {
-  bookmarks: ReadonlyArray<{ folder: string | null }>
+  /** Per position in the file: the folder the bookmark is in, or null. */
+  folders: ReadonlyArray<string | null>
   collections: readonly CollectionCandidate[]
 }
 
@@ -59,15 +60,15 @@ export function wantedCollections(read: ReadFile): WantedCollection[] {
     else wanted.description ??= description
     return wanted
   }
-  read.bookmarks.forEach((bookmark, position) => {
-    if (bookmark.folder !== null) named(bookmark.folder, null).positions.push(position)
+  read.folders.forEach((folder, position) => {
+    if (folder !== null) named(folder, null).positions.push(position)
   })
   for (const collection of read.collections) {
     const name = cleanText(collection.name, COLLECTION_NAME)
     if (name === null) continue
     const wanted = named(name, cleanText(collection.description, COLLECTION_DESCRIPTION))
     for (const position of collection.links)
-      if (position < read.bookmarks.length) wanted.positions.push(position)
+      if (position < read.folders.length) wanted.positions.push(position)
   }
   return [...byName.values()]
 }

@@ -5,10 +5,11 @@
  * Import is per item: every bookmark that passes the rules becomes a link, every other one is
  * reported with its reason (invalid URL or slug, a URL or slug the owner already has — in the
  * database or earlier in the same file). The file is read whole first (reader.ts: as it arrives,
- * never held whole), so a failure of the file as a whole (not a bookmark file, not JSON, too many
- * items, too large) is a 400 or 413 and imports nothing; then it is written in parts, each in a
- * transaction with the owner locked, so two imports of the same file one after the other, or at
- * the same time, create each link once.
+ * never held whole; its bookmarks kept as text until their part is written, read-parts.ts), so a
+ * failure of the file as a whole (not a bookmark file, not JSON, too many items, too large) is a
+ * 400 or 413 and imports nothing; then it is written in parts, each in a transaction with the
+ * owner locked, so two imports of the same file one after the other, or at the same time, create
+ * each link once.
  *
  * A bookmark file's folders, and a JSON export's collections, become collections of the import's
  * owner after the links are written (collection-filing.ts).
@@ -56,6 +57,7 @@ import { alreadySaved } from '../duplicates.js'
 import { JSON_FORMAT, type CollectionCandidate } from './json-format.js'
 import { detach, writeNetscapeBookmarks } from './netscape.js'
 import { readImportFile, type ImportFile } from './reader.js'
+import { ReadParts, type ReadBookmark } from './read-parts.js'
 import {
   MAX_EXPORT_ITEMS,
   MAX_IMPORT_ITEMS,
@@ -72,18 +74,14 @@ type Skipped = ImportReport['skipped'][number]
 
 const PAGE = 200
 
-/** One bookmark of the file as read: cleaned into link columns, or why it cannot be one. */
-interface ReadBookmark {
-  verdict: CleanBookmark | Skip
-  /** The URL as written, cut to 300 characters, for the report. */
-  shownUrl: string | null
-  /** A bookmark file's folder path, cleaned as a collection's name: the collection it goes into. */
-  folder: string | null
-}
-
-/** What the file read: its bookmarks, and a JSON export's collections. */
+/** What the file read: its bookmarks, each one's folder, and a JSON export's collections. */
 interface ReadFile {
-  bookmarks: ReadBookmark[]
+  bookmarks: ReadParts
+  /**
+   * Per position in the file: a bookmark file's folder path, cleaned as a collection's name (the
+   * collection the bookmark goes into), or null.
+   */
+  folders: Array<string | null>
   collections: CollectionCandidate[]
 }
 
@@ -94,7 +92,8 @@ const shownUrl = (candidate: BookmarkCandidate | null) =>
  * The file's bookmarks, cleaned as they are read; the one past the cap stops reading with a 400.
  */
 async function readBookmarks(file: ImportFile): Promise<ReadFile> {
-  const read: ReadBookmark[] = []
+  const read = new ReadParts()
+  const folders: Array<string | null> = []
   const collections: CollectionCandidate[] = []
   const onCollection = (collection: CollectionCandidate) => collections.push(collection)
   // A folder's bookmarks share its path, so each path is cleaned once, while the file is read
@@ -121,12 +120,12 @@ async function readBookmarks(file: ImportFile): Promise<ReadFile> {
             ? new Skip('invalid_item', 'is not a link object')
             : cleanBookmark(candidate),
         shownUrl: shownUrl(candidate),
-        folder: folderName(candidate?.folder),
       })
+      folders.push(folderName(candidate?.folder))
     },
     onCollection,
   )
-  return { bookmarks: read, collections }
+  return { bookmarks: read, folders, collections }
 }
 
 /** A bookmark to import, with the id its link will have. */
@@ -364,7 +363,7 @@ export async function importLinks(
   const file = await readBookmarks(request.file)
   const read = file.bookmarks
   const wanted = wantedCollections(file)
-  const linkIdAt: Array<string | null> = read.map(() => null)
+  const linkIdAt: Array<string | null> = file.folders.map(() => null)
   const seen = { urls: new Map<string, string>(), slugKeys: new Set<string>() }
   const report: ImportReport = {
     imported: 0,
@@ -384,7 +383,7 @@ export async function importLinks(
   const tagNames = new Map<string, string>()
   let offset = 0
   do {
-    const part = read.slice(offset, offset + WRITE_PART)
+    const part = read.take(offset)
     const last = offset + WRITE_PART >= read.length
     await deps.db.transaction().execute(async (tx) => {
       const owner = await linkOwnerFor(tx, userId, request.organizationId)
