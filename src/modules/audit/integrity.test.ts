@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { makeCheckpoint, materializeTree } from './checkpoints.js'
-import { BATCH, checkDatabaseFully } from './integrity.js'
+import { BATCH, checkDatabase, checkDatabaseFully } from './integrity.js'
 import { checkSince } from './integrity-prefix.js'
 import { insertAuditEvents, type AuditEvent } from './repo.js'
 import { countEventsOutsideTree, readTreeSize } from './tree.repo.js'
@@ -57,6 +57,8 @@ describe('the database check', () => {
     const whole = await checkDatabaseFully(t.deps)
     expect(whole.result).toMatchObject({ ok: true, problem: null })
     expect(whole.prefix?.frontier.size).toBe(BATCH)
+    // `audit verify --database` checks the same without keeping a prefix.
+    expect(await checkDatabase(t.deps)).toEqual(whole.result)
 
     await insertAuditEvents(t.deps.db, events(20, 'test.later'))
     await materializeTree(t.deps.db)
@@ -78,6 +80,7 @@ describe('the database check', () => {
       result: { ok: false, problem: { index: edited, kind: 'edited' } },
     })
     expect(found.result.problem).toEqual((await checkDatabaseFully(t.deps)).result.problem)
+    expect((await checkDatabase(t.deps)).problem).toEqual(found.result.problem)
     await t.deps.db
       .updateTable('audit_events')
       .set({ action: 'test.later' })
