@@ -654,7 +654,9 @@ describe('the console in Chromium', () => {
     await page.getByLabel('Code').fill(await freshCode(totpSecret))
     await page.getByRole('button', { name: 'Verify and sign in' }).click()
     await page.waitForURL(`${server.baseUrl}/links`)
-    await expectHeading(page, 'Links')
+    await expectHeading(page, 'Links').catch((error: unknown) => {
+      throw new Error(`not the Links page: ${lately()}`, { cause: error })
+    })
     await context.close()
   })
 
