@@ -567,7 +567,7 @@ const settings = {
   rate_limit_general: 0,
   // As behind a reverse proxy on the same host; the pool's users come from addresses of their own.
   trust_proxy: '127.0.0.1',
-  password_hash: 'argon2id m=7168 t=5 (production defaults)',
+  password_hash: 'argon2id m=19456 t=2 (production defaults)',
   connections,
   duration_seconds: duration,
   node: process.version,

@@ -25,7 +25,7 @@ describe('parseConfig', () => {
     expect(config.publicUrl).toBe('http://localhost:8080')
     expect(config.secureCookies).toBe(false)
     expect(config.sessionTtlSeconds).toBe(7 * 86400)
-    expect(config.passwordHash).toEqual({ memoryCost: 7168, timeCost: 5, parallelism: 1 })
+    expect(config.passwordHash).toEqual({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
     expect(config.trustProxy).toBe(false)
     expect(Object.isFrozen(config)).toBe(true)
   })

@@ -87,12 +87,12 @@ export const EnvSchema = Type.Object({
     LOG_LEVELS.join(', '),
   ),
   PASSWORD_HASH_MEMORY_KIB: env(
-    Type.Integer({ minimum: 1024, maximum: 1048576, default: 7168 }),
-    "argon2id memory in KiB; 7168 (7 MiB) with 5 passes is one of OWASP's equivalent minimums",
+    Type.Integer({ minimum: 1024, maximum: 1048576, default: 19456 }),
+    'argon2id memory in KiB; 19456 (19 MiB) is the OWASP minimum',
   ),
   PASSWORD_HASH_ITERATIONS: env(
-    Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
-    'argon2id passes; 5 is the OWASP minimum at 7 MiB',
+    Type.Integer({ minimum: 1, maximum: 20, default: 2 }),
+    'argon2id passes; 2 is the OWASP minimum at 19 MiB',
   ),
   PASSWORD_HASH_CONCURRENCY: env(
     Type.Integer({ minimum: 1, maximum: 64, default: 2 }),

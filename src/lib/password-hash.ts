@@ -1,9 +1,6 @@
 /**
  * Password (and other low-entropy secret) hashing with argon2id — OWASP's first choice, with
- * one of its equivalent minimums (m = 7 MiB, t = 5, p = 1) as the configured default: the same
- * defence as 19 MiB with 2 passes, for a third of the memory a hash holds
- * (docs/decisions/0064-argon2-seven-mebibytes-five-passes.md). A stored hash names its own
- * parameters, so hashes made with others keep verifying.
+ * its minimum parameters (m = 19 MiB, t = 2, p = 1) as the configured default.
  *
  * The work is bounded process-wide: at most `concurrency` hashes run at once and
  * at most `queue` wait; beyond that a request is refused at once with 503 SERVICE_UNAVAILABLE and

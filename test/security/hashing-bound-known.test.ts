@@ -18,8 +18,8 @@ import { startTestApp, type TestContext } from '../helpers/app.js'
 import { createUser, DEFAULT_PASSWORD, uniqueEmail } from '../helpers/factories.js'
 
 const PRODUCTION_COST = {
-  PASSWORD_HASH_MEMORY_KIB: '7168',
-  PASSWORD_HASH_ITERATIONS: '5',
+  PASSWORD_HASH_MEMORY_KIB: '19456',
+  PASSWORD_HASH_ITERATIONS: '2',
   RATE_LIMIT_GENERAL: '0',
 }
 

@@ -2,7 +2,7 @@
  * Argon2 work is bounded process-wide (PASSWORD_HASH_CONCURRENCY running,
  * PASSWORD_HASH_QUEUE waiting, one client at most an eighth of the places); beyond that 503
  * SERVICE_UNAVAILABLE with Retry-After. A backup-code attempt costs one hash verification.
- * These tests use the production argon2 cost (7 MiB, 5 passes): the point is the time it takes.
+ * These tests use the production argon2 cost (19 MiB, 2 passes): the point is the time it takes.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startTestApp, type TestContext } from '../helpers/app.js'
@@ -17,8 +17,8 @@ import {
 } from '../helpers/factories.js'
 
 const PRODUCTION_COST = {
-  PASSWORD_HASH_MEMORY_KIB: '7168',
-  PASSWORD_HASH_ITERATIONS: '5',
+  PASSWORD_HASH_MEMORY_KIB: '19456',
+  PASSWORD_HASH_ITERATIONS: '2',
   RATE_LIMIT_GENERAL: '0',
 }
 

@@ -162,17 +162,17 @@ const NO_PREFIX: NextPrefix = { size: 0, checkpointsDigest: Buffer.alloc(0) }
  * leaves is digested (that read every event a second time).
  */
 export async function checkDatabase(deps: Deps): Promise<IntegrityResult> {
-  const sampled = await sampledCheckpoints(deps)
-  const { verifierKey, originMismatch } = checkingKey(deps, sampled.at(-1))
-  const { result } = await checkWith(deps, sampled, verifierKey, NO_PREFIX)
-  return originMismatch === undefined ? result : { ...result, originMismatch }
+  return (await checkWhole(deps, NO_PREFIX)).result
 }
 
 /**
  * The whole check; when it passes, also what the next check may start from (integrity-prefix.ts).
  */
 export async function checkDatabaseFully(deps: Deps): Promise<CheckOutcome> {
-  const next = await nextPrefix(deps)
+  return checkWhole(deps, await nextPrefix(deps))
+}
+
+async function checkWhole(deps: Deps, next: NextPrefix): Promise<CheckOutcome> {
   const sampled = await sampledCheckpoints(deps)
   const { verifierKey, originMismatch } = checkingKey(deps, sampled.at(-1))
   const checked = await checkWith(deps, sampled, verifierKey, next)

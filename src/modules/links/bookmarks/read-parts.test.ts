@@ -50,7 +50,9 @@ describe('ReadParts', () => {
       parts.take(offset).map((item) => (item.verdict as CleanBookmark).url)
     expect(urls(0)).toHaveLength(WRITE_PART)
     expect(urls(WRITE_PART)[0]).toBe(`https://example.com/${WRITE_PART}`)
-    expect(urls(WRITE_PART * 2)).toEqual([0, 1, 2].map((i) => `https://example.com/${2000 + i}`))
+    expect(urls(WRITE_PART * 2)).toEqual(
+      [0, 1, 2].map((i) => `https://example.com/${WRITE_PART * 2 + i}`),
+    )
     // Let go once taken.
     expect(parts.take(0)).toEqual([])
   })

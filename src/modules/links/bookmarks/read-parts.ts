@@ -9,10 +9,13 @@ import { WRITE_PART } from './batches.js'
 import { Skip, type CleanBookmark, type SkipReason } from './candidate.js'
 import { slugKey } from '../url.js'
 
+/** How much of a bookmark's URL as written the report shows (characters). */
+export const SHOWN_URL = 300
+
 /** One bookmark of the file as read: cleaned into link columns, or why it cannot be one. */
 export interface ReadBookmark {
   verdict: CleanBookmark | Skip
-  /** The URL as written, cut to 300 characters, for the report. */
+  /** The URL as written, cut to SHOWN_URL characters, for the report. */
   shownUrl: string | null
 }
 
@@ -36,7 +39,7 @@ type Held =
 function hold({ verdict, shownUrl }: ReadBookmark): Held {
   if (verdict instanceof Skip) return [0, verdict.reason, verdict.message, shownUrl]
   const { url, title, slug, tags, forwardingEnabled, createdAt } = verdict
-  const asWritten = shownUrl === url.slice(0, 300) ? null : shownUrl
+  const asWritten = shownUrl === url.slice(0, SHOWN_URL) ? null : shownUrl
   return [1, url, title, slug, tags, forwardingEnabled, createdAt, asWritten]
 }
 
@@ -45,7 +48,7 @@ function revive(held: Held): ReadBookmark {
   const [, url, title, slug, tags, forwardingEnabled, createdAt, asWritten] = held
   return {
     verdict: { url, title, slug, slugKey: slugKey(slug), tags, forwardingEnabled, createdAt },
-    shownUrl: asWritten ?? url.slice(0, 300),
+    shownUrl: asWritten ?? url.slice(0, SHOWN_URL),
   }
 }
 

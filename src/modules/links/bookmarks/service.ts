@@ -57,7 +57,7 @@ import { alreadySaved } from '../duplicates.js'
 import { JSON_FORMAT, type CollectionCandidate } from './json-format.js'
 import { detach, writeNetscapeBookmarks } from './netscape.js'
 import { readImportFile, type ImportFile } from './reader.js'
-import { ReadParts, type ReadBookmark } from './read-parts.js'
+import { ReadParts, SHOWN_URL, type ReadBookmark } from './read-parts.js'
 import {
   MAX_EXPORT_ITEMS,
   MAX_IMPORT_ITEMS,
@@ -86,7 +86,7 @@ interface ReadFile {
 }
 
 const shownUrl = (candidate: BookmarkCandidate | null) =>
-  typeof candidate?.url === 'string' ? detach(candidate.url.slice(0, 300)) : null
+  typeof candidate?.url === 'string' ? detach(candidate.url.slice(0, SHOWN_URL)) : null
 
 /**
  * The file's bookmarks, cleaned as they are read; the one past the cap stops reading with a 400.
@@ -363,7 +363,7 @@ export async function importLinks(
   const file = await readBookmarks(request.file)
   const read = file.bookmarks
   const wanted = wantedCollections(file)
-  const linkIdAt: Array<string | null> = file.folders.map(() => null)
+  const linkIdAt: Array<string | null> = Array.from({ length: read.length }, () => null)
   const seen = { urls: new Map<string, string>(), slugKeys: new Set<string>() }
   const report: ImportReport = {
     imported: 0,
