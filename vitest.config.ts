@@ -40,6 +40,7 @@ const ENGINE_FREE = [
   'src/lib/attempt-budget.test.ts',
   'src/lib/crypto.test.ts',
   'src/lib/go-template.test.ts',
+  'src/lib/heap-release.test.ts',
   'src/lib/merkle.test.ts',
   'src/lib/metrics.test.ts',
   'src/lib/password.test.ts',

@@ -18,6 +18,7 @@ import {
 } from './lib/attempt-budget.js'
 import { deriveKey } from './lib/crypto.js'
 import { ExpiringValue } from './lib/expiring-value.js'
+import { createHeapRelease, type HeapRelease } from './lib/heap-release.js'
 import { createPasswordHasher, type PasswordHasher } from './lib/password-hash.js'
 import { resolveSecrets, type Secrets } from './lib/secrets.js'
 import { systemClock, type Clock } from './lib/time.js'
@@ -59,6 +60,8 @@ export interface Deps {
   metrics: Metrics
   /** Signs the audit log's checkpoints (C2SP signed note, Ed25519). */
   auditSigner: NoteSigner
+  /** A memory-reducing collection after work that allocated far more than it keeps. */
+  heap: HeapRelease
   close(): Promise<void>
 }
 
@@ -107,6 +110,12 @@ export function redisSettled(redis: Redis, timeoutMs: number): Promise<void> {
   })
 }
 
+/** The memory-reducing collection `--expose-gc` gives (process-settings.ts), when it is there. */
+function memoryReducingCollection(): (() => void) | undefined {
+  const gc = globalThis.gc
+  return gc && (() => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' }))
+}
+
 export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = {}): Deps {
   const clock = overrides.clock ?? systemClock
   const logger = overrides.logger ?? createLogger(config)
@@ -149,6 +158,7 @@ export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = 
       processMetrics: config.metricsToken !== undefined || config.metricsPort !== undefined,
     }),
     auditSigner: createAuditSigner(config.publicUrl, secrets.auditSigningKey),
+    heap: createHeapRelease(memoryReducingCollection()),
     async close() {
       redis?.disconnect()
       await database.close()

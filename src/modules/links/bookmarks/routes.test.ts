@@ -10,6 +10,7 @@ import {
 } from '../../../../test/helpers/factories.js'
 import { createLink, createTag, type LinkJson } from '../../../../test/helpers/links.js'
 import { createOrgWithRoles } from '../../../../test/helpers/organizations.js'
+import { WRITE_PART } from './batches.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
@@ -312,6 +313,35 @@ describe('importing a bookmark file', () => {
       await t.app.inject({ method: 'GET', url: '/api/tags', headers: bearer(bob.token) })
     ).json().items
     expect(tags.map((tag: { name: string }) => tag.name)).toEqual(['x y'])
+  })
+})
+
+describe('the collection after an import', () => {
+  const exportOf = (count: number, first = 0) =>
+    JSON.stringify({
+      format: 'switchboard-links',
+      links: Array.from({ length: count }, (_, i) => ({
+        url: `https://heap.example/${first + i}`,
+      })),
+    })
+
+  it('is asked for once the import read a write part or more, and not after a small one', async () => {
+    const cy = await createSignedInUser(t)
+    const heap = t.deps.heap
+    let asked = 0
+    t.deps.heap = { afterLargeWork: () => asked++ }
+    try {
+      const small = await importFile(cy, { format: 'json', content: exportOf(WRITE_PART - 1) })
+      expect(small.json().imported).toBe(WRITE_PART - 1)
+      expect(asked).toBe(0)
+      // Every bookmark read counts, the skipped ones too: here one new link and the rest again.
+      const large = await importFile(cy, { format: 'json', content: exportOf(WRITE_PART) })
+      expect(large.json()).toMatchObject({ imported: 1 })
+      expect(large.json().skipped).toHaveLength(WRITE_PART - 1)
+      expect(asked).toBe(1)
+    } finally {
+      t.deps.heap = heap
+    }
   })
 })
 

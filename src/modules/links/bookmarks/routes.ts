@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../../deps.js'
 import { callerOf, contextOf } from '../../../identity/hook.js'
 import { errorResponse } from '../../../plugins/openapi.js'
+import { WRITE_PART } from './batches.js'
 import { tooLarge } from './reader.js'
 import {
   ExportQuery,
@@ -22,6 +23,12 @@ import { exportLinks, importLinks } from './service.js'
 
 const tags = ['links']
 const MIB = 1024 * 1024
+/**
+ * Bookmarks read from which an import's garbage is collected after it (lib/heap-release.ts): a
+ * write part's worth and more. Below that the heap grows by little, and the collection's pause
+ * (20–30 ms) would cost more than it returns.
+ */
+const LARGE_IMPORT = WRITE_PART
 
 const IMPORT_400 =
   'VALIDATION_FAILED: not a bookmark file, not JSON, nested too deeply, or more bookmarks than one import takes (details: content); MALFORMED_JSON'
@@ -43,6 +50,11 @@ const allowLongWork = async (request: FastifyRequest): Promise<void> => {
 
 /** /api/links/import, /api/links/import/file and /api/links/export: bookmark files and JSON. */
 export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
+  // What a large import allocated is garbage once its report is out (lib/heap-release.ts).
+  const released = (report: ImportReport): ImportReport => {
+    if (report.imported + report.skipped.length >= LARGE_IMPORT) deps.heap.afterLargeWork()
+    return report
+  }
   return async (app) => {
     app.post(
       '/import',
@@ -70,21 +82,23 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         },
       },
       async (request) =>
-        importLinks(
-          deps,
-          callerOf(request),
-          {
-            file: {
-              format: request.body.format,
-              content: request.body.content,
-              limitBytes: IMPORT_BODY_LIMIT_BYTES,
-              foldersAsTags: request.body.folders_as_tags ?? false,
+        released(
+          await importLinks(
+            deps,
+            callerOf(request),
+            {
+              file: {
+                format: request.body.format,
+                content: request.body.content,
+                limitBytes: IMPORT_BODY_LIMIT_BYTES,
+                foldersAsTags: request.body.folders_as_tags ?? false,
+              },
+              organizationId: request.body.organization_id,
+              createTags: request.body.create_tags ?? true,
+              dryRun: request.body.dry_run ?? false,
             },
-            organizationId: request.body.organization_id,
-            createTags: request.body.create_tags ?? true,
-            dryRun: request.body.dry_run ?? false,
-          },
-          contextOf(request),
+            contextOf(request),
+          ),
         ),
     )
 
@@ -131,26 +145,30 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
         async (request, reply) => {
           const body = request.body as Readable | undefined
           try {
-            return await importLinks(
-              deps,
-              callerOf(request),
-              {
-                file: {
-                  format: request.query.format,
-                  // Not destroyed when reading stops early: the answer still has to go out on this
-                  // connection.
-                  content:
-                    body === undefined
-                      ? ''
-                      : { [Symbol.asyncIterator]: () => body.iterator({ destroyOnReturn: false }) },
-                  limitBytes: IMPORT_FILE_LIMIT_BYTES,
-                  foldersAsTags: request.query.folders_as_tags ?? false,
+            return released(
+              await importLinks(
+                deps,
+                callerOf(request),
+                {
+                  file: {
+                    format: request.query.format,
+                    // Not destroyed when reading stops early: the answer still has to go out on
+                    // this connection.
+                    content:
+                      body === undefined
+                        ? ''
+                        : {
+                            [Symbol.asyncIterator]: () => body.iterator({ destroyOnReturn: false }),
+                          },
+                    limitBytes: IMPORT_FILE_LIMIT_BYTES,
+                    foldersAsTags: request.query.folders_as_tags ?? false,
+                  },
+                  organizationId: request.query.organization_id,
+                  createTags: request.query.create_tags ?? true,
+                  dryRun: request.query.dry_run ?? false,
                 },
-                organizationId: request.query.organization_id,
-                createTags: request.query.create_tags ?? true,
-                dryRun: request.query.dry_run ?? false,
-              },
-              contextOf(request),
+                contextOf(request),
+              ),
             )
           } catch (error) {
             // The rest of a body that was not read is not waited for: the connection closes after
