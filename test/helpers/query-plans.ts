@@ -243,6 +243,8 @@ export async function insertLinksInBulk(t: TestContext, bulk: BulkLinks): Promis
 export async function analyzeIfPostgres(t: TestContext): Promise<void> {
   if (t.database.engine === 'postgres')
     await t.deps.db.executeQuery(
-      CompiledQuery.raw('analyze links, users, organizations, organization_members'),
+      CompiledQuery.raw(
+        'analyze links, users, organizations, organization_members, tags, link_tags',
+      ),
     )
 }

@@ -17,7 +17,12 @@ import {
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
-import { createLink, importJsonLinks, type ImportJson } from '../../../test/helpers/links.js'
+import {
+  createLink,
+  createTag,
+  importJsonLinks,
+  type ImportJson,
+} from '../../../test/helpers/links.js'
 import { createOrganizationMember } from '../../../test/helpers/organizations.js'
 import {
   analyzeIfPostgres,
@@ -30,6 +35,7 @@ import {
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const WORD = 'Quokka'
+const PERSONS_TAGS = 200
 
 let user: TestUser & SignedIn
 let organizationId: string
@@ -62,12 +68,25 @@ beforeAll(async () => {
       owner: { userId: stranger.id },
       word,
     })
+  // A person who tags keeps many tags, each on many links (here each of their 20,000 links has one
+  // of 200): the page's extras must read the page's tags, not each of the person's.
+  const tagIds: string[] = []
+  for (let n = 0; n < PERSONS_TAGS; n++)
+    tagIds.push((await createTag(t, user.token, `topic ${n}`)).id)
+  for (let first = 1; first <= 20_000; first += 1000) {
+    const rows = Array.from({ length: 1000 }, (_, i) => ({
+      link_id: `mine-${first + i}`,
+      tag_id: tagIds[(first + i) % PERSONS_TAGS]!,
+    }))
+    await t.deps.db.insertInto('link_tags').values(rows).execute()
+  }
   const titles = ['Zq!', '100% sure', 'say "hi" now', 'Ärger_im Büro']
   const caught = await statementsOf(/'tag' as kind/, async () => {
     for (const [index, title] of titles.entries()) {
       const link = await createLink(t, user.token, {
         url: `https://special.example/${index}`,
         title,
+        tag_ids: tagIds.slice(index * 3, index * 3 + 3),
       })
       special[title] = link.id
     }
@@ -134,7 +153,9 @@ async function expectExtrasByPage(statement: Statement): Promise<void> {
   if (t.database.engine === 'postgres') {
     const plan = await postgresPlanOf(t, statement)
     expect(plan.seqScans).not.toContain('links')
-    expect(plan.buffers, plan.text).toBeLessThan(100)
+    // About two buffers per id of the page for its tags (the link_tags primary key) and the
+    // person's tags once; probing link_tags once per tag of the person's 200 read 225.
+    expect(plan.buffers, plan.text).toBeLessThan(150)
   } else {
     const plan = await sqlitePlanOf(t, statement)
     expect(plan.filter((step) => /^SCAN /.test(step) && !/^SCAN json_each\b/.test(step))).toEqual(
@@ -142,6 +163,12 @@ async function expectExtrasByPage(statement: Statement): Promise<void> {
     )
     for (const table of ['link_tags', 'link_clicks', 'link_teams', 'collection_links', 'link_pins'])
       expect(plan.join('\n')).toMatch(new RegExp(`SEARCH ${table} USING (COVERING )?INDEX`))
+    // The page's tags by link, each one's owner checked; not the person's tags each probed for
+    // the page's ids, which grows with every tag they keep.
+    expect(plan).toContain(
+      'SEARCH link_tags USING COVERING INDEX sqlite_autoindex_link_tags_1 (link_id=?)',
+    )
+    expect(plan.join('\n')).not.toMatch(/SEARCH tags USING INDEX tags_user/)
   }
 }
 
