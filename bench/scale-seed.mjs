@@ -9,8 +9,9 @@
  *
  * The measured person owns `personLinks` links and belongs to the organization of `orgMembers`
  * people that owns `orgLinks`; the other links are spread over the crowd. Every 400th title holds
- * the word `Quokka`. Two go-links of the measured person: `bench-wiki` (path appending) and
- * `bench-code` (a template).
+ * the word `Quokka`. The measured person keeps `personTags` tags, and each of their links carries
+ * one. Two go-links of the measured person: `bench-wiki` (path appending) and `bench-code` (a
+ * template).
  */
 import path from 'node:path'
 import { sql } from 'kysely'
@@ -27,6 +28,7 @@ export function sizes(factor) {
     teams: n(100, 2),
     links: n(100_000, 100),
     personLinks: n(20_000, 20),
+    personTags: n(200, 20),
     orgLinks: n(20_000, 20),
     orgMembers: 50,
     auditEvents: n(200_000, 50),
@@ -39,12 +41,28 @@ export const SMALL = {
   teams: 2,
   links: 100,
   personLinks: 40,
+  personTags: 20,
   orgLinks: 40,
   orgMembers: 50,
   auditEvents: 50,
 }
 
 const pad = (i) => String(i).padStart(5, '0')
+
+/** The person's `count` tags, as the tags API writes them; returns their ids. */
+async function insertTags(db, { userId, count, at, newId }) {
+  const rows = Array.from({ length: count }, (_, k) => ({
+    id: newId(),
+    user_id: userId,
+    name: `Topic ${k}`,
+    name_key: `topic ${k}`,
+    color: null,
+    created_at: at(k),
+    updated_at: at(k),
+  }))
+  await db.insertInto('tags').values(rows).execute()
+  return rows.map((row) => row.id)
+}
 
 /**
  * Seeds the database `env` (DATABASE_URL, DATA_DIR) names; returns the ids the bench needs and the
@@ -203,16 +221,25 @@ export async function seedScale(root, env, size) {
         created_at: at(i),
       })
       const others = size.links - size.personLinks - size.orgLinks
+      const tagIds = await insertTags(db, {
+        userId: person.id,
+        count: size.personTags,
+        at,
+        newId,
+      })
       let batch = []
+      let batchTags = []
       const flush = async () => {
-        await db.transaction().execute((tx) => insertLinks(tx, batch, []))
+        await db.transaction().execute((tx) => insertLinks(tx, batch, batchTags))
         batch = []
+        batchTags = []
       }
       const deepIndex = Math.floor(size.personLinks / 4)
       let deep = null
       for (let i = 0; i < size.links; i++) {
         if (i < size.personLinks) {
           batch.push(link(i, { userId: person.id }, person.id))
+          batchTags.push({ link_id: batch.at(-1).id, tag_id: tagIds[i % tagIds.length] })
           if (i === deepIndex) deep = batch.at(-1)
         } else if (i < size.personLinks + size.orgLinks)
           batch.push(link(i, { organizationId }, orgPeople[i % orgPeople.length].id))
@@ -269,7 +296,7 @@ export async function seedScale(root, env, size) {
       // This schema's tables only: a bare `analyze` reads every schema of the database.
       await timed('analyze', () =>
         sql`analyze users, scim_users, teams, team_members, organizations, organization_members,
-          links, link_teams, audit_events`.execute(db),
+          links, link_teams, tags, link_tags, audit_events`.execute(db),
       )
     return { adminId: admin.id, personId: person.id, teams, organizationId, deep, seconds }
   } finally {
