@@ -9,6 +9,7 @@ import { precompiled } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import { urlKey } from '../../lib/url-key.js'
 import { forwardingWithSlugKey } from './visibility.js'
+import { isOwnTag } from './own-tag.repo.js'
 import { asVisible, SEEN_COLUMNS, type VisibleLink } from './visible.repo.js'
 
 /**
@@ -139,7 +140,7 @@ export async function findOwnTagsOfLinks(
     .selectFrom('link_tags')
     .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
     .select(['link_tags.link_id', 'link_tags.tag_id', 'tags.name'])
-    .where('tags.user_id', '=', userId)
+    .where(isOwnTag(ex, userId))
     .where('link_tags.link_id', 'in', linkIds)
     .orderBy('tags.name_key')
     .orderBy('tags.id')

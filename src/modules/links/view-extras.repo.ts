@@ -9,6 +9,7 @@ import { sql, type RawBuilder } from 'kysely'
 import { isPostgres } from '../../db/engine.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import type { Executor } from '../../db/schema.js'
+import { isOwnTag } from './own-tag.repo.js'
 
 export interface ViewExtras {
   /** The reader's own tags on each link, by tag name ignoring case. */
@@ -36,25 +37,13 @@ function inPage(ex: Executor, column: string, ids: string): RawBuilder<boolean> 
     : sql<boolean>`${sql.ref(column)} in (select value from json_each(${ids}))`
 }
 
-/**
- * True where the tag is the reader's. On SQLite the column is written `+tags.user_id`, which keeps
- * the planner from reading by that term's index: otherwise it starts from the reader's tags and
- * probes the page's ids once per tag, a cost that grows with every tag the person has (20 tags:
- * 188 µs against 54 when it reads the page's link_tags by link and checks each tag's owner).
- */
-function ownTag(ex: Executor, userId: string): RawBuilder<boolean> {
-  return isPostgres(ex)
-    ? sql<boolean>`tags.user_id = ${userId}`
-    : sql<boolean>`+tags.user_id = ${userId}`
-}
-
 // Each kind's rows come in its order (k1, k2): tags by name then id, teams by name.
 const selectExtras = compiledOnce(['userId', 'ids', 'fromDay'], (ex, p) => {
   const page = (column: string) => inPage(ex, column, p.ids)
   const query = sql<ExtraRow>`select 'tag' as kind, link_tags.link_id, link_tags.tag_id as value,
       tags.name_key as k1, tags.id as k2
     from link_tags inner join tags on tags.id = link_tags.tag_id
-    where ${ownTag(ex, p.userId)} and ${page('link_tags.link_id')}
+    where ${isOwnTag(ex, p.userId)} and ${page('link_tags.link_id')}
   union all
   select 'clicks', link_clicks.link_id, cast(sum(link_clicks.clicks) as text), null, null
     from link_clicks
