@@ -8,7 +8,7 @@ import type { Executor } from '../../db/schema.js'
 import { assertIssuedCursor, newestFirst, type PageWindow } from '../../db/keyset.js'
 import { invalidField } from '../../errors.js'
 import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
-import { anyContains, anyLike, containing } from '../../db/text-search.js'
+import { anyContains, anyLikeOnSqlite, containing } from '../../db/text-search.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import { collectionVisibleTo, sharedWithTeamsOf, visibleToIndexed } from './visibility.js'
@@ -102,7 +102,7 @@ function searchPageQuery(
   }
   const limit = sql<number>`${values.limit}`
   const conditions = [
-    anyLike(['links_fts.title', 'links_fts.url', 'links_fts.slug'], values.pattern),
+    anyLikeOnSqlite(['links_fts.title', 'links_fts.url', 'links_fts.slug'], values.pattern),
     visibleToIndexed(ex, values.userId, row),
     ...ownerConditions(filters, row.organizationId),
   ]
