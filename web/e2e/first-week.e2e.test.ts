@@ -190,7 +190,10 @@ describe('joining without mail', () => {
     const firstLink = await created.getByTestId('invitation-link').inputValue()
     await invitations.getByLabel('E-Mail-Adresse').fill(LATECOMER)
     await invitations.getByLabel('Rolle').selectOption('admin')
-    await invitations.getByRole('button', { name: 'Einladung senden' }).click()
+    // As a person would: the button takes a click once it no longer shows it is working.
+    const send = invitations.getByRole('button', { name: 'Einladung senden' })
+    await expect.poll(() => send.getAttribute('aria-busy')).toBeNull()
+    await send.click()
     await expect
       .poll(() => created.getByTestId('invitation-replaced').textContent())
       .toBe(

@@ -94,11 +94,13 @@ export function InvitationsSection({ organization }: { organization: Organizatio
     queryClient.invalidateQueries({ queryKey: ['organizations', organization.id, 'invitations'] })
   const send = useMutation({
     mutationFn: (body: { email: string; role: Role }) => createInvitation(organization.id, body),
-    onSuccess: async (invitation) => {
+    // The list refreshes on its own: the form is ready for the next address as soon as this one's
+    // link is shown (the button ignores a click while it is busy).
+    onSuccess: (invitation) => {
       setSent(invitation)
       announce(t('orgs.invitations.created', { email: invitation.email }))
       formError.form.current?.reset()
-      await refresh()
+      void refresh()
     },
     onError: formError.fail,
   })
