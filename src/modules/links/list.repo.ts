@@ -5,14 +5,20 @@
  */
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from '../../db/schema.js'
-import { assertIssuedCursor, newestFirst, type PageWindow } from '../../db/keyset.js'
+import { assertIssuedCursor, keyset, newestFirst, type PageWindow } from '../../db/keyset.js'
 import { invalidField } from '../../errors.js'
 import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { anyContains, anyLikeOnSqlite, containing } from '../../db/text-search.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import { collectionVisibleTo, sharedWithTeamsOf, visibleToIndexed } from './visibility.js'
-import { asVisible, linksAsSeenBy, visibleLinks, type VisibleLink } from './visible.repo.js'
+import {
+  asVisible,
+  linksAsSeenBy,
+  visibleLinks,
+  type VisibleLink,
+  type VisibleRow,
+} from './visible.repo.js'
 
 export interface LinkFilters {
   tagId?: string
@@ -274,14 +280,7 @@ export async function listVisibleLinks(
     return searchPage(ex, userId, filters, filters.q, window)
   if (!otherFilters && filters.q === undefined) {
     const owners = await pageOwners(ex, userId, filters)
-    if (owners !== null) {
-      const page = linksAsSeenBy(ex, userId).where(
-        'links.id',
-        'in',
-        newestOfOwners(ex, owners, window),
-      )
-      return (await newestFirst(page, window, 'links').execute()).map(asVisible)
-    }
+    if (owners !== null) return (await ownersPage(ex, owners, window)).map(asVisible)
   }
   return (await newestFirst(query, window, 'links').execute()).map(asVisible)
 }
@@ -296,6 +295,13 @@ interface PageOwners {
   organizationIds: string[]
 }
 
+const selectOneTeam = compiledOnce(['userId'], (ex, p) =>
+  ex.selectFrom('team_members').select('team_id').where('user_id', '=', p.userId).limit(1),
+)
+const selectOrganizationIds = compiledOnce(['userId'], (ex, p) =>
+  ex.selectFrom('organization_members').select('organization_id').where('user_id', '=', p.userId),
+)
+
 /**
  * Whose links a page without a search or tag may hold: the user, and the organizations they
  * belong to that the filters keep; null when they belong to too many to read one by one, or to a
@@ -306,18 +312,8 @@ async function pageOwners(
   userId: string,
   filters: LinkFilters,
 ): Promise<PageOwners | null> {
-  const team = await ex
-    .selectFrom('team_members')
-    .select('team_id')
-    .where('user_id', '=', userId)
-    .limit(1)
-    .executeTakeFirst()
-  if (team !== undefined) return null
-  const rows = await ex
-    .selectFrom('organization_members')
-    .select('organization_id')
-    .where('user_id', '=', userId)
-    .execute()
+  if ((await selectOneTeam(ex, { userId })).length > 0) return null
+  const rows = await selectOrganizationIds(ex, { userId })
   const organizationIds = rows
     .map((row) => row.organization_id)
     .filter(
@@ -332,22 +328,25 @@ async function pageOwners(
 }
 
 /**
- * The ids of the page's candidates: each owner's newest `limit + 1` after the cursor, read in
- * order from its (owner, created_at, id) index — so a page costs the same with 40 links or 40,000
- * (docs/decisions/0036-links-list-at-scale.md). An organization's branch checks the membership
- * again, in the same statement: one left a moment ago does not show.
+ * The ids of the page's links: each owner's newest `limit + 1` after the cursor, read in order
+ * from its (owner, created_at, id) index — so a page costs the same with 40 links or 40,000
+ * (docs/decisions/0036-links-list-at-scale.md) — and of those, the newest `limit + 1`, chosen by
+ * the index's own columns, so that only the page's links are read, whatever the number of owners.
+ * An organization's branch checks the membership again, in the same statement: one left a moment
+ * ago does not show.
  */
 function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
+  const byCreation = <Q extends Parameters<typeof keyset>[0]>(query: Q, w: PageWindow) =>
+    keyset(query, w, { column: 'created_at', table: 'links', direction: 'desc' }) as Q
   const branches = []
+  const columns = ['links.id', 'links.created_at'] as const
   if (owners.personal)
-    branches.push(
-      ex.selectFrom('links').select('links.id').where('links.user_id', '=', owners.userId),
-    )
+    branches.push(ex.selectFrom('links').select(columns).where('links.user_id', '=', owners.userId))
   for (const organizationId of owners.organizationIds)
     branches.push(
       ex
         .selectFrom('links')
-        .select('links.id')
+        .select(columns)
         .where('links.organization_id', '=', organizationId)
         .where((eb) =>
           eb.exists(
@@ -361,11 +360,67 @@ function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
     )
   // An owner-less page (a filter no membership passes) still needs one branch: it finds nothing.
   if (branches.length === 0)
-    branches.push(ex.selectFrom('links').select('links.id').where(sql.lit(false)))
+    branches.push(ex.selectFrom('links').select(columns).where(sql.lit(false)))
   const limited = branches.map((branch, i) =>
-    ex.selectFrom(newestFirst(branch, window, 'links').as(`b${i}`)).select(`b${i}.id as id`),
+    ex
+      .selectFrom(byCreation(branch, window).as(`b${i}`))
+      .select([`b${i}.id as id`, `b${i}.created_at as created_at`]),
   )
-  return limited.slice(1).reduce((union, branch) => union.unionAll(branch), limited[0]!)
+  const candidates = limited.slice(1).reduce((union, branch) => union.unionAll(branch), limited[0]!)
+  return ex
+    .selectFrom(candidates.as('owners_newest'))
+    .select('owners_newest.id')
+    .orderBy('owners_newest.created_at', 'desc')
+    .orderBy('owners_newest.id', 'desc')
+    .limit(window.limit + 1)
+}
+
+/** How many shapes of the owners' page stay compiled; the oldest is dropped beyond. */
+const OWNERS_PAGE_SHAPES = 64
+const ownersPages = new Map<
+  string,
+  (ex: Executor, values: Record<string, unknown>) => Promise<VisibleRow[]>
+>()
+
+/**
+ * The page of the owners' newest links (newestOfOwners), compiled once per shape — whether the
+ * person's own links are on it, how many organizations, a cursor or not, the page's size — and run
+ * with each request's values: building and compiling it cost more than running it.
+ */
+function ownersPage(ex: Executor, owners: PageOwners, window: PageWindow): Promise<VisibleRow[]> {
+  assertIssuedCursor(window)
+  const organizations = owners.organizationIds.length
+  const withCursor = window.after !== null
+  const key = `${owners.personal}:${organizations}:${withCursor}:${window.limit}`
+  let page = ownersPages.get(key)
+  if (page === undefined) {
+    const orgNames = owners.organizationIds.map((_, i) => `org${i}`)
+    const names = ['userId', ...orgNames, ...(withCursor ? ['afterTime', 'afterId'] : [])]
+    page = compiledOnce(names, (shapeEx, p) => {
+      const shapeWindow: PageWindow = {
+        limit: window.limit,
+        after: withCursor ? [p.afterTime!, p.afterId!] : null,
+      }
+      const shapeOwners = {
+        userId: p.userId!,
+        personal: owners.personal,
+        organizationIds: orgNames.map((name) => p[name]!),
+      }
+      const query = linksAsSeenBy(shapeEx, p.userId!).where(
+        'links.id',
+        'in',
+        newestOfOwners(shapeEx, shapeOwners, shapeWindow),
+      )
+      return keyset(query, shapeWindow, { column: 'created_at', table: 'links', direction: 'desc' })
+    })
+    if (ownersPages.size >= OWNERS_PAGE_SHAPES)
+      ownersPages.delete(ownersPages.keys().next().value as string)
+    ownersPages.set(key, page)
+  }
+  const values: Record<string, unknown> = { userId: owners.userId }
+  owners.organizationIds.forEach((id, i) => (values[`org${i}`] = id))
+  if (window.after !== null) [values.afterTime, values.afterId] = window.after
+  return page(ex, values)
 }
 
 /** Only the links of this collection, when the user sees it. */
