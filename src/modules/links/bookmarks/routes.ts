@@ -7,7 +7,7 @@ import type { Deps } from '../../../deps.js'
 import { callerOf, contextOf } from '../../../identity/hook.js'
 import { errorResponse } from '../../../plugins/openapi.js'
 import { WRITE_PART } from './batches.js'
-import { tooLarge } from './reader.js'
+import { tooLarge, type ImportFile } from './reader.js'
 import {
   ExportQuery,
   IMPORT_BODY_LIMIT_BYTES,
@@ -19,7 +19,7 @@ import {
   LinkExport,
   MAX_IMPORT_ITEMS,
 } from './schemas.js'
-import { exportLinks, importLinks } from './service.js'
+import { exportLinks, importLinks, type ImportRequest } from './service.js'
 
 const tags = ['links']
 const MIB = 1024 * 1024
@@ -46,6 +46,33 @@ const allowLongWork = async (request: FastifyRequest): Promise<void> => {
   // A request made in-process (Fastify inject) has no network socket to time out.
   const socket = request.raw.socket as Partial<Socket> | undefined
   if (typeof socket?.setTimeout === 'function') socket.setTimeout(IMPORT_WORK_LIMIT_MS)
+}
+
+/** The options both import routes take, from the JSON body or from the file upload's query. */
+interface ImportFields {
+  format: ImportFile['format']
+  folders_as_tags?: boolean
+  organization_id?: string | null
+  create_tags?: boolean
+  dry_run?: boolean
+}
+
+function importRequest(
+  fields: ImportFields,
+  content: ImportFile['content'],
+  limitBytes: number,
+): ImportRequest {
+  return {
+    file: {
+      format: fields.format,
+      content,
+      limitBytes,
+      foldersAsTags: fields.folders_as_tags ?? false,
+    },
+    organizationId: fields.organization_id,
+    createTags: fields.create_tags ?? true,
+    dryRun: fields.dry_run ?? false,
+  }
 }
 
 /** /api/links/import, /api/links/import/file and /api/links/export: bookmark files and JSON. */
@@ -86,17 +113,7 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
           await importLinks(
             deps,
             callerOf(request),
-            {
-              file: {
-                format: request.body.format,
-                content: request.body.content,
-                limitBytes: IMPORT_BODY_LIMIT_BYTES,
-                foldersAsTags: request.body.folders_as_tags ?? false,
-              },
-              organizationId: request.body.organization_id,
-              createTags: request.body.create_tags ?? true,
-              dryRun: request.body.dry_run ?? false,
-            },
+            importRequest(request.body, request.body.content, IMPORT_BODY_LIMIT_BYTES),
             contextOf(request),
           ),
         ),
@@ -149,24 +166,15 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
               await importLinks(
                 deps,
                 callerOf(request),
-                {
-                  file: {
-                    format: request.query.format,
-                    // Not destroyed when reading stops early: the answer still has to go out on
-                    // this connection.
-                    content:
-                      body === undefined
-                        ? ''
-                        : {
-                            [Symbol.asyncIterator]: () => body.iterator({ destroyOnReturn: false }),
-                          },
-                    limitBytes: IMPORT_FILE_LIMIT_BYTES,
-                    foldersAsTags: request.query.folders_as_tags ?? false,
-                  },
-                  organizationId: request.query.organization_id,
-                  createTags: request.query.create_tags ?? true,
-                  dryRun: request.query.dry_run ?? false,
-                },
+                importRequest(
+                  request.query,
+                  // Not destroyed when reading stops early: the answer still has to go out on
+                  // this connection.
+                  body === undefined
+                    ? ''
+                    : { [Symbol.asyncIterator]: () => body.iterator({ destroyOnReturn: false }) },
+                  IMPORT_FILE_LIMIT_BYTES,
+                ),
                 contextOf(request),
               ),
             )
