@@ -11,7 +11,12 @@ import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { anyContains, anyLikeOnSqlite, containing } from '../../db/text-search.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
-import { collectionVisibleTo, sharedWithTeamsOf, visibleToIndexed } from './visibility.js'
+import {
+  collectionVisibleTo,
+  sharedWithTeamsOf,
+  teamLinkIds,
+  visibleToIndexed,
+} from './visibility.js'
 import {
   asVisible,
   linksAsSeenBy,
@@ -293,6 +298,8 @@ interface PageOwners {
   /** The user's own links are on the page (not for `owner: organization` nor another filter). */
   personal: boolean
   organizationIds: string[]
+  /** The links shared with the user's teams, directly or by a collection, are on the page. */
+  teams: boolean
 }
 
 const selectOneTeam = compiledOnce(['userId'], (ex, p) =>
@@ -304,15 +311,22 @@ const selectOrganizationIds = compiledOnce(['userId'], (ex, p) =>
 
 /**
  * Whose links a page without a search or tag may hold: the user, and the organizations they
- * belong to that the filters keep; null when they belong to too many to read one by one, or to a
- * team (links and collections shared with teams are not owned by anyone the page could walk).
+ * belong to that the filters keep, and the links shared with their teams; null when they belong to
+ * too many organizations to read one by one, or to a team and the page filters on the owner.
  */
 async function pageOwners(
   ex: Executor,
   userId: string,
   filters: LinkFilters,
 ): Promise<PageOwners | null> {
-  if ((await selectOneTeam(ex, { userId })).length > 0) return null
+  const teams = (await selectOneTeam(ex, { userId })).length > 0
+  // A filter on the owner would have to be checked on each shared link: such a page reads the
+  // visible links together.
+  const ownerFiltered =
+    filters.owner !== undefined ||
+    filters.organizationId !== undefined ||
+    filters.reachable !== undefined
+  if (teams && ownerFiltered) return null
   const rows = await selectOrganizationIds(ex, { userId })
   const organizationIds = rows
     .map((row) => row.organization_id)
@@ -324,7 +338,7 @@ async function pageOwners(
     )
   if (organizationIds.length > MAX_PAGE_BRANCHES) return null
   const personal = filters.owner !== 'organization' && filters.organizationId === undefined
-  return { userId, personal, organizationIds }
+  return { userId, personal, organizationIds, teams }
 }
 
 /**
@@ -358,6 +372,13 @@ function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
           ),
         ),
     )
+  if (owners.teams)
+    branches.push(
+      ex
+        .selectFrom('links')
+        .select(columns)
+        .where(sql<boolean>`${sql.ref('links.id')} in (${teamLinkIds(owners.userId)})`),
+    )
   // An owner-less page (a filter no membership passes) still needs one branch: it finds nothing.
   if (branches.length === 0)
     branches.push(ex.selectFrom('links').select(columns).where(sql.lit(false)))
@@ -366,7 +387,14 @@ function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
       .selectFrom(byCreation(branch, window).as(`b${i}`))
       .select([`b${i}.id as id`, `b${i}.created_at as created_at`]),
   )
-  const candidates = limited.slice(1).reduce((union, branch) => union.unionAll(branch), limited[0]!)
+  // A link shared with a team may also be the person's or their organization's: union, not union
+  // all, so that the page's limit + 1 are distinct links.
+  const candidates = limited
+    .slice(1)
+    .reduce(
+      (union, branch) => (owners.teams ? union.union(branch) : union.unionAll(branch)),
+      limited[0]!,
+    )
   return ex
     .selectFrom(candidates.as('owners_newest'))
     .select('owners_newest.id')
@@ -391,7 +419,7 @@ function ownersPage(ex: Executor, owners: PageOwners, window: PageWindow): Promi
   assertIssuedCursor(window)
   const organizations = owners.organizationIds.length
   const withCursor = window.after !== null
-  const key = `${owners.personal}:${organizations}:${withCursor}:${window.limit}`
+  const key = `${owners.personal}:${organizations}:${owners.teams}:${withCursor}:${window.limit}`
   let page = ownersPages.get(key)
   if (page === undefined) {
     const orgNames = owners.organizationIds.map((_, i) => `org${i}`)
@@ -405,6 +433,7 @@ function ownersPage(ex: Executor, owners: PageOwners, window: PageWindow): Promi
         userId: p.userId!,
         personal: owners.personal,
         organizationIds: orgNames.map((name) => p[name]!),
+        teams: owners.teams,
       }
       const query = linksAsSeenBy(shapeEx, p.userId!).where(
         'links.id',

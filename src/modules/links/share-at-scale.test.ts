@@ -222,6 +222,19 @@ describe('sharing with 100,000 links, 1,000 teams and 10,000 memberships', () =>
     expect((await listAll('scope=shared')).sort()).toEqual(expected.sort())
   })
 
+  it('the plain list holds the person’s own link and the team’s 70, each once, by index', async () => {
+    const first = await statementsOf(/from "links"/, () => listAll(''))
+    await expectNoScan(first.slice(0, 1), 600)
+    const all = await listAll('')
+    expect(new Set(all).size).toBe(all.length)
+    const shared = [
+      ...Array.from({ length: 50 }, (_, n) => `scale-link-${1000 * n}`),
+      ...Array.from({ length: 20 }, (_, j) => `scale-link-${1000 * (50 + j)}`),
+    ]
+    expect(all.filter((id) => id.startsWith('scale-link-')).sort()).toEqual(shared.sort())
+    expect(all).toHaveLength(71)
+  })
+
   it('collection_id lists the shared collection’s links in its order, by index', async () => {
     const statements = await statementsOf(/from "links"/, () =>
       listAll('collection_id=scale-collection-0'),

@@ -4,6 +4,7 @@
  * request; sharing is audited and in the owner's activity. And pins, per person.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
+import { sql } from 'kysely'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { expectReason } from '../../../test/helpers/expect.js'
 import {
@@ -21,6 +22,7 @@ import {
   createTeamWithPeople,
   removeTeamMember,
 } from '../../../test/helpers/teams.js'
+import { visibleTo } from './visibility.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 let admin: TestUser & SignedIn
@@ -309,5 +311,39 @@ describe('the teams one may share with', () => {
     expect(everyTeam).toEqual(
       [...everyTeam].sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase())),
     )
+  })
+})
+
+describe('the Links list of someone in a team', () => {
+  it('pages through their own links and those shared with their teams, each once, newest first', async () => {
+    const paging = await createTeamWithPeople(t, { count: 2, members: [0, 1], name: 'Paging' })
+    const [sharer, reader] = paging.people as [TestUser & SignedIn, TestUser & SignedIn]
+    for (let i = 0; i < 12; i++)
+      await createLink(t, sharer.token, {
+        url: `https://paging.example/shared/${i}`,
+        team_ids: i % 2 === 0 ? [paging.team.id] : [],
+      })
+    // Some of the reader's own links are shared with the team too: listed once.
+    for (let i = 0; i < 7; i++)
+      await createLink(t, reader.token, {
+        url: `https://paging.example/own/${i}`,
+        team_ids: i % 3 === 0 ? [paging.team.id] : [],
+      })
+    const reference = await sql<{ id: string }>`select links.id from links
+      where ${visibleTo(reader.user.id)} order by links.created_at desc, links.id desc`.execute(
+      t.deps.db,
+    )
+    const expected = reference.rows.map((row) => row.id)
+    expect(expected).toHaveLength(13)
+    const seen: string[] = []
+    let cursor: string | null = null
+    do {
+      const query = new URLSearchParams({ limit: '4', ...(cursor !== null && { cursor }) })
+      const page = await call(reader, 'GET', `?${query.toString()}`)
+      expect(page.statusCode).toBe(200)
+      seen.push(...ids(page))
+      cursor = page.json().next_cursor
+    } while (cursor !== null)
+    expect(seen).toEqual(expected)
   })
 })

@@ -18,7 +18,7 @@ import { isPostgres } from '../../db/engine.js'
 import type { Executor } from '../../db/schema.js'
 
 /** The ids of the links shared with one of the user's teams, directly or by a collection. */
-function teamLinkIds(user: string | RawBuilder<unknown>) {
+export function teamLinkIds(user: string | RawBuilder<unknown>) {
   return sql`select link_teams.link_id from team_members inner join link_teams on link_teams.team_id = team_members.team_id where team_members.user_id = ${user} union all select collection_links.link_id from team_members inner join collection_teams on collection_teams.team_id = team_members.team_id inner join collection_links on collection_links.collection_id = collection_teams.collection_id where team_members.user_id = ${user}`
 }
 
