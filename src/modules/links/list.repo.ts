@@ -347,7 +347,8 @@ async function pageOwners(
  * (docs/decisions/0036-links-list-at-scale.md) — and of those, the newest `limit + 1`, chosen by
  * the index's own columns, so that only the page's links are read, whatever the number of owners.
  * An organization's branch checks the membership again, in the same statement: one left a moment
- * ago does not show.
+ * ago does not show. For someone in a team, the links shared with their teams are one more branch:
+ * it reads each of those links, so it grows with what the teams share, not with all the links.
  */
 function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
   const byCreation = <Q extends Parameters<typeof keyset>[0]>(query: Q, w: PageWindow) =>
