@@ -342,6 +342,14 @@ async function pageOwners(
 }
 
 /**
+ * Newest first over the links' (created_at, id), as newestFirst, for a statement compiled once
+ * with placeholders for the cursor: the caller checked the request's cursor itself.
+ */
+function byCreation<Q extends Parameters<typeof keyset>[0]>(query: Q, window: PageWindow): Q {
+  return keyset(query, window, { column: 'created_at', table: 'links', direction: 'desc' }) as Q
+}
+
+/**
  * The ids of the page's links: each owner's newest `limit + 1` after the cursor, read in order
  * from its (owner, created_at, id) index — so a page costs the same with 40 links or 40,000
  * (docs/decisions/0036-links-list-at-scale.md) — and of those, the newest `limit + 1`, chosen by
@@ -351,8 +359,6 @@ async function pageOwners(
  * it reads each of those links, so it grows with what the teams share, not with all the links.
  */
 function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
-  const byCreation = <Q extends Parameters<typeof keyset>[0]>(query: Q, w: PageWindow) =>
-    keyset(query, w, { column: 'created_at', table: 'links', direction: 'desc' }) as Q
   const branches = []
   const columns = ['links.id', 'links.created_at'] as const
   if (owners.personal)
@@ -441,7 +447,7 @@ function ownersPage(ex: Executor, owners: PageOwners, window: PageWindow): Promi
         'in',
         newestOfOwners(shapeEx, shapeOwners, shapeWindow),
       )
-      return keyset(query, shapeWindow, { column: 'created_at', table: 'links', direction: 'desc' })
+      return byCreation(query, shapeWindow)
     })
     if (ownersPages.size >= OWNERS_PAGE_SHAPES)
       ownersPages.delete(ownersPages.keys().next().value as string)
