@@ -104,6 +104,26 @@ describe('SQLite driver (node:sqlite)', () => {
     ])
   })
 
+  it('answers rows as node:sqlite would: keys in order, the last of a repeated name, every type', async () => {
+    const { file, handle } = freshDatabase()
+    await sql`create table v (i integer, r real, t text, b blob, n text)`.execute(handle.db)
+    await sql`insert into v values (42, 1.5, 'ä', x'00ff', null)`.execute(handle.db)
+    const query = `select i as id, r, t as id, b, n, 'x' as "__proto__", i as x from v`
+    const ours = (await sql.raw<Record<string, unknown>>(query).execute(handle.db)).rows
+    const theirs = openSqlite(file).prepare(query).all()
+    expect(ours).toHaveLength(1)
+    expect(Object.entries(ours[0]!)).toEqual(Object.entries(theirs[0]!))
+    expect(ours[0]!.id).toBe('ä')
+    expect(ours[0]!.b).toEqual(new Uint8Array([0, 255]))
+    // A column named __proto__ is data, never the row's prototype.
+    expect(Object.hasOwn(ours[0]!, '__proto__')).toBe(true)
+    const plain = (
+      await sql.raw<Record<string, unknown>>('select 1 as a, 2 as b').execute(handle.db)
+    ).rows[0]!
+    expect(Object.getPrototypeOf(plain)).toBe(Object.prototype)
+    expect(plain).toEqual({ a: 1, b: 2 })
+  })
+
   it('prints no warning when it loads, on any supported Node (Node 22 marks node:sqlite experimental)', () => {
     const database = files.path('w.db')
     const sqliteModule = path.resolve(import.meta.dirname, '../../dist/db/sqlite.js')
