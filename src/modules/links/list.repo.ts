@@ -8,7 +8,7 @@ import type { Executor } from '../../db/schema.js'
 import { assertIssuedCursor, keyset, newestFirst, type PageWindow } from '../../db/keyset.js'
 import { invalidField } from '../../errors.js'
 import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
-import { anyContains, anyLikeOnSqlite, containing } from '../../db/text-search.js'
+import { anyContains } from '../../db/text-search.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import {
@@ -63,16 +63,29 @@ const TRIGRAM = 3
 
 /**
  * True where the link's title, URL or slug contains `q`, ignoring case. From 3 characters on, the
- * candidates come from trigrams: PostgreSQL's pg_trgm indexes answer the LIKE itself; on SQLite
- * the FTS5 table narrows the links to its matches first (it folds case more widely than SQLite's
- * lower(), so the LIKE still decides). A shorter term is looked for among the visible links only.
+ * trigram indexes answer it: PostgreSQL's pg_trgm indexes the LIKE itself; on SQLite the FTS5
+ * phrase of the term is the match (`ftsPhrase`). A shorter term is looked for among the visible
+ * links only.
  */
 function matchesSearch(ex: Executor, q: string) {
-  const contains = anyContains(['links.title', 'links.url', 'links.slug'], q)
-  if ([...q].length < TRIGRAM || isPostgres(ex)) return contains
-  const phrase = `"${q.replaceAll('"', '""')}"`
-  const candidates = sql`select link_search_rows.link_id from link_search_rows where link_search_rows.id in (select links_fts.rowid from links_fts where links_fts match ${phrase})`
-  return sql<boolean>`(${sql.ref('links.id')} in (${candidates}) and ${contains})`
+  if ([...q].length < TRIGRAM || isPostgres(ex))
+    return anyContains(['links.title', 'links.url', 'links.slug'], q)
+  const matches = sql`select link_search_rows.link_id from link_search_rows where link_search_rows.id in (${ftsMatches(ftsPhrase(q))})`
+  return sql<boolean>`${sql.ref('links.id')} in (${matches})`
+}
+
+/**
+ * The term as one FTS5 phrase. Its trigrams in a row are the term as a substring of one column,
+ * case folded as Unicode folds it — where SQLite's LIKE and lower() fold only ASCII, so that
+ * `ärger` finds "Ärger" as PostgreSQL's lower() does (migration 0115_link_search_index_only).
+ */
+function ftsPhrase(q: string): string {
+  return `"${q.replaceAll('"', '""')}"`
+}
+
+/** The search rows (`link_search_rows.id`) whose link's text holds the phrase. */
+function ftsMatches(phrase: string) {
+  return sql`select links_fts.rowid from links_fts where links_fts match ${phrase}`
 }
 
 /** SQLite answers a search of 3 characters or more from its search table alone (0105). */
@@ -83,10 +96,8 @@ function searchTablePages(ex: Executor, q: string): boolean {
 /** What a search page's statement is run with (or, compiled once, the placeholders for it). */
 interface SearchPageValues {
   userId: string
-  /** The term as one FTS5 phrase. */
+  /** The term as one FTS5 phrase (ftsPhrase). */
   phrase: string
-  /** The term as a LIKE pattern (text-search.ts containing). */
-  pattern: string
   afterTime: string
   afterId: string
   /** The page's size plus one: the extra row only tells whether there is a next page. */
@@ -94,10 +105,10 @@ interface SearchPageValues {
 }
 
 /**
- * SQLite: a search page, its links' ids read from the search table alone — its trigram index
- * finds the matches, and the copies of each link's text, id, owner and creation time it holds
- * decide the match (the LIKE), the visibility, the filters on the owner and the page — so a search
- * reads one row per match there and only the page's rows of links
+ * SQLite: a search page, its links' ids decided in the search rows alone — the trigram index finds
+ * the matches, and each match's row of `link_search_rows` (read by its integer key) holds the
+ * link's id, owner and creation time for the visibility, the filters on the owner and the page —
+ * so a search reads one small row per match and only the page's rows of links
  * (docs/decisions/0045-link-search-page-from-the-search-table.md).
  */
 function searchPageQuery(
@@ -107,20 +118,20 @@ function searchPageQuery(
   withCursor: boolean,
 ) {
   const row = {
-    id: 'links_fts.link_id',
-    userId: 'links_fts.user_id',
-    organizationId: 'links_fts.organization_id',
+    id: 'link_search_rows.link_id',
+    userId: 'link_search_rows.user_id',
+    organizationId: 'link_search_rows.organization_id',
   }
   const limit = sql<number>`${values.limit}`
   const conditions = [
-    anyLikeOnSqlite(['links_fts.title', 'links_fts.url', 'links_fts.slug'], values.pattern),
+    sql<boolean>`link_search_rows.id in (${ftsMatches(values.phrase)})`,
     visibleToIndexed(ex, values.userId, row),
     ...ownerConditions(filters, row.organizationId),
   ]
   const after = (table: string, id: string) =>
     sql<boolean>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.${id}`)}) < (${values.afterTime}, ${values.afterId})`
-  if (withCursor) conditions.push(after('links_fts', 'link_id'))
-  const ids = sql`select links_fts.link_id from links_fts where links_fts match ${values.phrase} and ${sql.join(conditions, sql` and `)} order by links_fts.created_at desc, links_fts.link_id desc limit ${limit}`
+  if (withCursor) conditions.push(after('link_search_rows', 'link_id'))
+  const ids = sql`select link_search_rows.link_id from link_search_rows where ${sql.join(conditions, sql` and `)} order by link_search_rows.created_at desc, link_search_rows.link_id desc limit ${limit}`
   let page = linksAsSeenBy(ex, values.userId).where(
     sql<boolean>`${sql.ref('links.id')} in (${ids})`,
   )
@@ -128,7 +139,7 @@ function searchPageQuery(
   return page.orderBy('links.created_at', 'desc').orderBy('links.id', 'desc').limit(limit)
 }
 
-const SEARCH_PAGE_VALUES = ['userId', 'phrase', 'pattern', 'limit'] as const
+const SEARCH_PAGE_VALUES = ['userId', 'phrase', 'limit'] as const
 
 /**
  * The search page without a filter on the owner — the Links screen's search — compiled once, with
@@ -154,14 +165,13 @@ async function searchPage(
   assertIssuedCursor(window)
   const values = {
     userId,
-    phrase: `"${q.replaceAll('"', '""')}"`,
-    pattern: containing(q),
+    phrase: ftsPhrase(q),
     afterTime: window.after?.[0] ?? '',
     afterId: window.after?.[1] ?? '',
     limit: window.limit + 1,
   }
   const rows =
-    ownerConditions(filters, 'links_fts.organization_id').length > 0
+    ownerConditions(filters, 'link_search_rows.organization_id').length > 0
       ? await searchPageQuery(ex, values, filters, window.after !== null).execute()
       : await (window.after === null ? selectSearchPage.first : selectSearchPage.after)(ex, values)
   return rows.map(asVisible)
