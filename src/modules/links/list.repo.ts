@@ -13,9 +13,11 @@ import { compiledOnce } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import {
   collectionVisibleTo,
+  LINK_COLUMNS,
   sharedWithTeamsOf,
   teamLinkIds,
   visibleToIndexed,
+  type LinkColumns,
 } from './visibility.js'
 import {
   asVisible,
@@ -104,6 +106,13 @@ interface SearchPageValues {
   limit: string | number
 }
 
+/** The search rows' copies of a link's id and owner (migration 0115_link_search_index_only). */
+const SEARCH_ROW: LinkColumns = {
+  id: 'link_search_rows.link_id',
+  userId: 'link_search_rows.user_id',
+  organizationId: 'link_search_rows.organization_id',
+}
+
 /**
  * SQLite: a search page, its links' ids decided in the search rows alone — the trigram index finds
  * the matches, and each match's row of `link_search_rows` (read by its integer key) holds the
@@ -117,16 +126,12 @@ function searchPageQuery(
   filters: LinkFilters,
   withCursor: boolean,
 ) {
-  const row = {
-    id: 'link_search_rows.link_id',
-    userId: 'link_search_rows.user_id',
-    organizationId: 'link_search_rows.organization_id',
-  }
+  const row = SEARCH_ROW
   const limit = sql<number>`${values.limit}`
   const conditions = [
     sql<boolean>`link_search_rows.id in (${ftsMatches(values.phrase)})`,
     visibleToIndexed(ex, values.userId, row),
-    ...ownerConditions(filters, row.organizationId),
+    ...ownerConditions(filters, values.userId, row),
   ]
   const after = (table: string, id: string) =>
     sql<boolean>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.${id}`)}) < (${values.afterTime}, ${values.afterId})`
@@ -171,7 +176,7 @@ async function searchPage(
     limit: window.limit + 1,
   }
   const rows =
-    ownerConditions(filters, 'link_search_rows.organization_id').length > 0
+    ownerConditions(filters, userId, SEARCH_ROW).length > 0
       ? await searchPageQuery(ex, values, filters, window.after !== null).execute()
       : await (window.after === null ? selectSearchPage.first : selectSearchPage.after)(ex, values)
   return rows.map(asVisible)
@@ -195,7 +200,7 @@ function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
     )
   }
   if (filters.q !== undefined) query = query.where(matchesSearch(ex, filters.q))
-  for (const condition of ownerConditions(filters, 'links.organization_id'))
+  for (const condition of ownerConditions(filters, userId, LINK_COLUMNS))
     query = query.where(condition)
   if (filters.scope === 'shared') query = query.where(sharedWithTeamsOf(ex, userId))
   if (filters.pinned !== undefined) {
@@ -213,16 +218,28 @@ function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
 }
 
 /**
- * The filters on a link's organization (`organizationId`, `owner`, `reachable`) as conditions on
- * `column`: the links' own, or the search table's copy of it.
+ * The filters on a link's owner as conditions on `row`'s columns (the links' own, or the search
+ * rows' copies): `owner: personal` keeps the user's own links, `owner: organization` and
+ * `organizationId` the links of their organizations — never a link someone else shared with one of
+ * their teams; `reachable` (an API token's boundary) keeps personal links, the user's or shared
+ * with their teams, and those of the organizations it names.
  */
-function ownerConditions(filters: LinkFilters, column: string): RawBuilder<boolean>[] {
-  const organization = sql.ref(column)
+function ownerConditions(
+  filters: LinkFilters,
+  userId: string,
+  row: Pick<LinkColumns, 'userId' | 'organizationId'>,
+): RawBuilder<boolean>[] {
+  const [user, organization] = [sql.ref(row.userId), sql.ref(row.organizationId)]
+  const memberships = sql`select organization_members.organization_id from organization_members where organization_members.user_id = ${userId}`
   const conditions: RawBuilder<boolean>[] = []
   if (filters.organizationId !== undefined)
-    conditions.push(sql<boolean>`${organization} = ${filters.organizationId}`)
-  if (filters.owner === 'personal') conditions.push(sql<boolean>`${organization} is null`)
-  if (filters.owner === 'organization') conditions.push(sql<boolean>`${organization} is not null`)
+    conditions.push(
+      sql<boolean>`(${organization} = ${filters.organizationId} and ${organization} in (${memberships}))`,
+    )
+  if (filters.owner === 'personal')
+    conditions.push(sql<boolean>`(${user} = ${userId} and ${organization} is null)`)
+  if (filters.owner === 'organization')
+    conditions.push(sql<boolean>`${organization} in (${memberships})`)
   if (filters.reachable !== undefined) {
     const ids = [...filters.reachable]
     conditions.push(
@@ -321,22 +338,22 @@ const selectOrganizationIds = compiledOnce(['userId'], (ex, p) =>
 
 /**
  * Whose links a page without a search or tag may hold: the user, and the organizations they
- * belong to that the filters keep, and the links shared with their teams; null when they belong to
- * too many organizations to read one by one, or to a team and the page filters on the owner.
+ * belong to that the filters keep, and, without a filter on the owner, the links shared with their
+ * teams; null when they belong to too many organizations to read one by one, or to a team and an
+ * API token's boundary applies.
  */
 async function pageOwners(
   ex: Executor,
   userId: string,
   filters: LinkFilters,
 ): Promise<PageOwners | null> {
-  const teams = (await selectOneTeam(ex, { userId })).length > 0
-  // A filter on the owner would have to be checked on each shared link: such a page reads the
+  // A filter on the owner keeps the user's own links or their organizations', never the links
+  // shared with their teams (ownerConditions).
+  const ownerFiltered = filters.owner !== undefined || filters.organizationId !== undefined
+  const teams = !ownerFiltered && (await selectOneTeam(ex, { userId })).length > 0
+  // A token's boundary would have to be checked on each shared link: such a page reads the
   // visible links together.
-  const ownerFiltered =
-    filters.owner !== undefined ||
-    filters.organizationId !== undefined ||
-    filters.reachable !== undefined
-  if (teams && ownerFiltered) return null
+  if (teams && filters.reachable !== undefined) return null
   const rows = await selectOrganizationIds(ex, { userId })
   const organizationIds = rows
     .map((row) => row.organization_id)

@@ -40,6 +40,7 @@ const [people, teams, perTeam] = [PEOPLE, TEAMS, MEMBERS_PER_TEAM].map((n) => sq
 const SHARING_TABLES = ['links', 'team_members', 'link_teams', 'collection_links']
 
 let user: TestUser & SignedIn
+let mine: string
 
 /**
  * `insert into <into> <select> from <n rows numbered 0 … n-1 as s.i>`, on either engine
@@ -149,7 +150,7 @@ async function seed(userId: string): Promise<void> {
 
 beforeAll(async () => {
   user = await createSignedInUser(t)
-  await createLink(t, user.token, { url: 'https://mine.example/', slug: 'mine' })
+  mine = (await createLink(t, user.token, { url: 'https://mine.example/', slug: 'mine' })).id
   await seed(user.user.id)
 }, 120_000)
 
@@ -233,6 +234,14 @@ describe('sharing with 100,000 links, 1,000 teams and 10,000 memberships', () =>
     ]
     expect(all.filter((id) => id.startsWith('scale-link-')).sort()).toEqual(shared.sort())
     expect(all).toHaveLength(71)
+  })
+
+  it('owner=personal lists the person’s own link from their own index, no share read', async () => {
+    const statements = await statementsOf(/from "links"/, () => listAll('owner=personal'))
+    expect(statements).toHaveLength(1)
+    expect(statements[0]!.text).not.toMatch(/link_teams|collection_links/)
+    await expectNoScan(statements, 100)
+    expect(await listAll('owner=personal')).toEqual([mine])
   })
 
   it('collection_id lists the shared collection’s links in its order, by index', async () => {

@@ -347,3 +347,41 @@ describe('the Links list of someone in a team', () => {
     expect(seen).toEqual(expected)
   })
 })
+
+describe('the owner filters of someone in a team', () => {
+  it("keep their own links or their organizations', never another's shared with their team", async () => {
+    const { team: filterTeam, people } = await createTeamWithPeople(t, {
+      count: 2,
+      members: [0, 1],
+      name: 'Filters',
+    })
+    const [sharer, reader] = people as [TestUser & SignedIn, TestUser & SignedIn]
+    const theirs = await createOrganization(t, sharer.token, 'Sharer Org')
+    const ours = await createOrganization(t, reader.token, 'Reader Org')
+    const word = 'ownerfilter'
+    const make = (user: SignedIn, path: string, extra: object) =>
+      createLink(t, user.token, { url: `https://${word}.example/${path}`, ...extra })
+    const sharedPersonal = await make(sharer, 'a', { team_ids: [filterTeam.id] })
+    const sharedOrg = await make(sharer, 'b', {
+      organization_id: theirs.id,
+      team_ids: [filterTeam.id],
+    })
+    const own = await make(reader, 'c', {})
+    const ownOrg = await make(reader, 'd', { organization_id: ours.id })
+    // The page, the search (every link holds the word) and the count agree.
+    const listed = async (filter: string) => {
+      const page = ids(await call(reader, 'GET', `?limit=50&${filter}`))
+      const searched = ids(await call(reader, 'GET', `?limit=50&q=${word}&${filter}`))
+      const counted = await call(reader, 'GET', `/count?${filter}`)
+      expect(searched, `search ${filter}`).toEqual(page)
+      expect(counted.json().total, `count ${filter}`).toBe(page.length)
+      return page
+    }
+    expect(await listed('')).toEqual([ownOrg.id, own.id, sharedOrg.id, sharedPersonal.id])
+    expect(await listed('owner=personal')).toEqual([own.id])
+    expect(await listed('owner=organization')).toEqual([ownOrg.id])
+    expect(await listed(`organization_id=${ours.id}`)).toEqual([ownOrg.id])
+    expect(await listed(`organization_id=${theirs.id}`)).toEqual([])
+    expect(await listed('scope=shared')).toEqual([sharedOrg.id, sharedPersonal.id])
+  })
+})

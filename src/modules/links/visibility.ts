@@ -154,7 +154,7 @@ export interface LinkColumns {
   organizationId: string
 }
 
-const LINK_COLUMNS: LinkColumns = {
+export const LINK_COLUMNS: LinkColumns = {
   id: 'links.id',
   userId: 'links.user_id',
   organizationId: 'links.organization_id',
