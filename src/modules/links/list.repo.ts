@@ -90,7 +90,7 @@ function ftsMatches(phrase: string) {
   return sql`select links_fts.rowid from links_fts where links_fts match ${phrase}`
 }
 
-/** SQLite answers a search of 3 characters or more from its search table alone (0105). */
+/** SQLite answers a search of 3 characters or more from its trigram index and search rows. */
 function searchTablePages(ex: Executor, q: string): boolean {
   return !isPostgres(ex) && [...q].length >= TRIGRAM
 }
