@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
-import { sql } from 'kysely'
+import { sql, type Kysely } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
 import { sqliteFiles } from '../../test/helpers/sqlite-files.js'
 import {
@@ -14,6 +14,8 @@ import {
   isUniqueViolation,
   type DatabaseHandle,
 } from './client.js'
+import { compiledOnce } from './precompiled.js'
+import type { Executor } from './schema.js'
 import { openSqlite } from './sqlite.js'
 
 const files = sqliteFiles()
@@ -104,24 +106,36 @@ describe('SQLite driver (node:sqlite)', () => {
     ])
   })
 
-  it('answers rows as node:sqlite would: keys in order, the last of a repeated name, every type', async () => {
+  it("answers a precompiled read's rows as node:sqlite would, and Kysely's as node:sqlite does", async () => {
     const { file, handle } = freshDatabase()
     await sql`create table v (i integer, r real, t text, b blob, n text)`.execute(handle.db)
     await sql`insert into v values (42, 1.5, 'ä', x'00ff', null)`.execute(handle.db)
-    const query = `select i as id, r, t as id, b, n, 'x' as "__proto__", i as x from v`
-    const ours = (await sql.raw<Record<string, unknown>>(query).execute(handle.db)).rows
-    const theirs = openSqlite(file).prepare(query).all()
+    // Two columns named id: the last one wins, as in node:sqlite's own rows.
+    const build = (ex: Executor, t: string) =>
+      (ex as unknown as Kysely<Record<string, Record<string, unknown>>>)
+        .selectFrom('v')
+        .select([sql`i`.as('id'), 'r', sql`t`.as('id'), 'b', 'n', sql`i`.as('x')])
+        .where('t', '=', t)
+    const text = build(handle.db, 'ä').compile().sql
+    const theirs = openSqlite(file).prepare(text).all('ä')
+    const ours = await compiledOnce(['t'], (ex, p) => build(ex, p.t))(handle.db, { t: 'ä' })
     expect(ours).toHaveLength(1)
     expect(Object.entries(ours[0]!)).toEqual(Object.entries(theirs[0]!))
-    expect(ours[0]!.id).toBe('ä')
-    expect(ours[0]!.b).toEqual(new Uint8Array([0, 255]))
+    expect(Object.getPrototypeOf(ours[0])).toBe(Object.prototype)
+    // The same statement through Kysely answers node:sqlite's own objects.
+    const viaKysely = (await build(handle.db, 'ä').execute())[0]!
+    expect(Object.getPrototypeOf(viaKysely)).toBe(null)
+    expect(Object.entries(viaKysely)).toEqual(Object.entries(theirs[0]!))
     // A column named __proto__ is data, never the row's prototype.
-    expect(Object.hasOwn(ours[0]!, '__proto__')).toBe(true)
-    const plain = (
-      await sql.raw<Record<string, unknown>>('select 1 as a, 2 as b').execute(handle.db)
-    ).rows[0]!
-    expect(Object.getPrototypeOf(plain)).toBe(Object.prototype)
-    expect(plain).toEqual({ a: 1, b: 2 })
+    const odd = compiledOnce(['t'], (ex, p) =>
+      (ex as unknown as Kysely<Record<string, Record<string, unknown>>>)
+        .selectFrom('v')
+        .select([sql`'x'`.as('__proto__'), 't'])
+        .where('t', '=', p.t),
+    )
+    const row = (await odd(handle.db, { t: 'ä' }))[0] as Record<string, unknown>
+    expect(Object.hasOwn(row, '__proto__')).toBe(true)
+    expect(row.t).toBe('ä')
   })
 
   it('prints no warning when it loads, on any supported Node (Node 22 marks node:sqlite experimental)', () => {

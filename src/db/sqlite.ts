@@ -198,26 +198,31 @@ interface Prepared {
 }
 
 /**
- * Prepares a statement whose rows come back as arrays of values where it can: node:sqlite's own
- * row objects cost more to make, and being null-prototype dictionaries, several times more to read
- * (a page of 51 links made and read: 150 µs as its objects, 80 µs as arrays made objects here,
- * docs/decisions/0066-sqlite-rows-as-arrays.md). A column named `__proto__` keeps node:sqlite's
- * objects, as an ordinary object cannot hold it as data.
+ * Prepares a statement and keeps its rows' column names for `rowsOf`. A column named `__proto__`
+ * keeps node:sqlite's objects, as an ordinary object cannot hold that name as data.
  */
 function prepareReading(database: DatabaseSync, sql: string): Prepared {
   const statement = database.prepare(sql)
   const names = statement.columns().map((column) => column.name)
   const reader = names.length > 0
   const asArrays = reader && !names.includes('__proto__')
-  if (asArrays) statement.setReturnArrays(true)
   return { statement, reader, columns: asArrays ? names : null }
 }
 
-/** The statement's rows as objects keyed by column name, as node:sqlite would answer them. */
+/**
+ * The rows of a precompiled read (a page of links, its extras, the hot reads): node:sqlite answers
+ * them as arrays of values, made here into ordinary objects keyed by column name, in order, the
+ * last of a repeated name winning — what node:sqlite's own objects hold. Its objects cost more to
+ * make and, being null-prototype dictionaries, several times more to read (a page of 51 links made
+ * and read: 150 µs as its objects, 80 µs so; docs/decisions/0066-sqlite-rows-as-arrays.md).
+ * Kysely's statements keep node:sqlite's objects (`plainRows`): the start-up audit check reads
+ * 200,000 rows through them, and made here they left the idle process 0.7 MiB larger.
+ */
 function rowsOf(prepared: Prepared, parameters: Parameters): unknown[] {
-  const rows: unknown[] = prepared.statement.all(...parameters)
   const columns = prepared.columns
-  if (columns === null) return rows
+  if (columns === null) return plainRows(prepared, parameters)
+  prepared.statement.setReturnArrays(true)
+  const rows: unknown[] = prepared.statement.all(...parameters)
   for (let r = 0; r < rows.length; r++) {
     const values = rows[r] as unknown[]
     const row: Record<string, unknown> = {}
@@ -225,6 +230,11 @@ function rowsOf(prepared: Prepared, parameters: Parameters): unknown[] {
     rows[r] = row
   }
   return rows
+}
+
+function plainRows(prepared: Prepared, parameters: Parameters): unknown[] {
+  prepared.statement.setReturnArrays(false)
+  return prepared.statement.all(...parameters)
 }
 
 class SqliteConnection implements DatabaseConnection {
@@ -291,7 +301,7 @@ class SqliteConnection implements DatabaseConnection {
     if (!query.sql.startsWith('select ')) this.#writes++
     const prepared = this.#prepared(query.sql)
     const parameters = query.parameters as Parameters
-    if (prepared.reader) return { rows: this.#call(() => rowsOf(prepared, parameters)) as R[] }
+    if (prepared.reader) return { rows: this.#call(() => plainRows(prepared, parameters)) as R[] }
     const { changes, lastInsertRowid } = this.#call(() => prepared.statement.run(...parameters))
     return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) }
   }
