@@ -9,11 +9,26 @@ import { axeViolations, type AxeViolation } from './harness.ts'
 
 /**
  * Waits until the page's heading says `text` (pages load lazily, and focus follows the heading).
+ * When it never does, the failure quotes what the page showed instead (a problem page's reason
+ * tells why it failed).
  */
 export async function expectHeading(page: Page, text: string, timeout = 15_000): Promise<void> {
-  await expect
-    .poll(async () => (await page.locator('h1').allTextContents()).join(' | ').trim(), { timeout })
-    .toBe(text)
+  try {
+    await expect
+      .poll(async () => (await page.locator('h1').allTextContents()).join(' | ').trim(), {
+        timeout,
+      })
+      .toBe(text)
+  } catch (error) {
+    const shown = await page
+      .locator('body')
+      .innerText({ timeout: 1000 })
+      .catch(() => '(nothing readable)')
+    const message = error instanceof Error ? error.message : String(error)
+    throw new Error(`${message}\nThe page at ${page.url()} showed:\n${shown.slice(0, 600)}`, {
+      cause: error,
+    })
+  }
 }
 
 /**
