@@ -40,11 +40,7 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
       insert into links_fts (rowid, title, url, slug)
         values (last_insert_rowid(), new.title, new.url, new.slug);
     end`,
-    sql`create trigger links_fts_delete after delete on links begin
-      delete from links_fts
-        where rowid = (select id from link_search_rows where link_id = old.id);
-      delete from link_search_rows where link_id = old.id;
-    end`,
+    deleteTrigger(),
     // A contentless table's row is updated with all of its columns.
     sql`create trigger links_fts_update after update of title, url, slug on links begin
       update links_fts set title = new.title, url = new.url, slug = new.slug
@@ -58,6 +54,15 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
     end`,
   ]
   for (const statement of statements) await statement.execute(db)
+}
+
+/** The same in both layouts: a link's search row and its trigrams go with it. */
+function deleteTrigger() {
+  return sql`create trigger links_fts_delete after delete on links begin
+      delete from links_fts
+        where rowid = (select id from link_search_rows where link_id = old.id);
+      delete from link_search_rows where link_id = old.id;
+    end`
 }
 
 async function dropTriggers(db: Kysely<unknown>): Promise<void> {
@@ -90,11 +95,7 @@ export async function down(db: Kysely<unknown>, engine: MigrationEngine): Promis
         values (last_insert_rowid(), new.title, new.url, new.slug,
           new.id, new.user_id, new.organization_id, new.created_at);
     end`,
-    sql`create trigger links_fts_delete after delete on links begin
-      delete from links_fts
-        where rowid = (select id from link_search_rows where link_id = old.id);
-      delete from link_search_rows where link_id = old.id;
-    end`,
+    deleteTrigger(),
     sql`create trigger links_fts_update
       after update of title, url, slug, user_id, organization_id, created_at on links begin
       update links_fts set title = new.title, url = new.url, slug = new.slug,

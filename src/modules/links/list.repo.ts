@@ -14,6 +14,7 @@ import { isPostgres } from '../../db/engine.js'
 import {
   collectionVisibleTo,
   LINK_COLUMNS,
+  organizationIdsOf,
   sharedWithTeamsOf,
   teamLinkIds,
   visibleToIndexed,
@@ -230,7 +231,7 @@ function ownerConditions(
   row: Pick<LinkColumns, 'userId' | 'organizationId'>,
 ): RawBuilder<boolean>[] {
   const [user, organization] = [sql.ref(row.userId), sql.ref(row.organizationId)]
-  const memberships = sql`select organization_members.organization_id from organization_members where organization_members.user_id = ${userId}`
+  const memberships = organizationIdsOf(userId)
   const conditions: RawBuilder<boolean>[] = []
   if (filters.organizationId !== undefined)
     conditions.push(

@@ -160,6 +160,11 @@ export const LINK_COLUMNS: LinkColumns = {
   organizationId: 'links.organization_id',
 }
 
+/** The ids of the organizations the user belongs to, as a subquery. */
+export function organizationIdsOf(userId: string): RawBuilder<unknown> {
+  return sql`select organization_members.organization_id from organization_members where organization_members.user_id = ${userId}`
+}
+
 /**
  * visibleTo for a WHERE clause of a list, in a form both planners answer from the owners' indexes —
  * the person's links by user_id, their organizations' by organization_id, their teams' by id
@@ -173,7 +178,7 @@ export function visibleToIndexed(
   userId: string,
   row: LinkColumns = LINK_COLUMNS,
 ): RawBuilder<boolean> {
-  const memberships = sql`select organization_members.organization_id from organization_members where organization_members.user_id = ${userId}`
+  const memberships = organizationIdsOf(userId)
   const [user, organization, id] = [
     sql.ref(row.userId),
     sql.ref(row.organizationId),
