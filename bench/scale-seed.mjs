@@ -3,9 +3,9 @@
  * batches, in seconds rather than the minutes the public API takes. What it writes is what the API
  * would: people with argon2id password hashes (prepareNewUser; the seeded crowd shares one hash)
  * and SCIM fields, teams with members, an organization with members, links by the links repo
- * (their duplicate keys, and on SQLite the search triggers' rows), and audit events appended by
- * the audit repo — each a leaf of the Merkle tree, the tree's nodes then stored as the
- * checkpointer stores them.
+ * (their duplicate keys, and on SQLite the search triggers' rows and the search index merged after
+ * them, as after an import), and audit events appended by the audit repo — each a leaf of the
+ * Merkle tree, the tree's nodes then stored as the checkpointer stores them.
  *
  * The measured person owns `personLinks` links and belongs to the organization of `orgMembers`
  * people that owns `orgLinks`; the other links are spread over the crowd. Every 400th title holds
@@ -80,6 +80,7 @@ export async function seedScale(root, env, size) {
     { insertTeam },
     { insertOrganization },
     { insertLinks },
+    { mergeSearchIndexStep },
     { insertAuditEvents },
     { materializeTree },
   ] = await Promise.all([
@@ -92,6 +93,7 @@ export async function seedScale(root, env, size) {
     load('modules/admin/teams.repo.js'),
     load('modules/organizations/repo.js'),
     load('modules/links/repo.js'),
+    load('modules/links/search-index.repo.js'),
     load('modules/audit/repo.js'),
     load('modules/audit/checkpoints.js'),
   ])
@@ -265,6 +267,8 @@ export async function seedScale(root, env, size) {
         created_at: new Date().toISOString(),
       }
       await insertLinks(db, [wiki, code], [])
+      // What the service does after an import of this size: the search index merged, in steps.
+      while (await mergeSearchIndexStep(db));
       return { others, deep: { id: deep.id, created_at: deep.created_at } }
     })
 

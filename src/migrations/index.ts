@@ -48,6 +48,7 @@ import * as m0106 from './0106_user_search_one_index.js'
 import * as m0113 from './0113_audit_frontier_append.js'
 import * as m0114 from './0114_link_owner_url_indexes.js'
 import * as m0115 from './0115_link_search_index_only.js'
+import * as m0116 from './0116_link_search_merge.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -100,4 +101,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0113_audit_frontier_append': m0113,
   '0114_link_owner_url_indexes': m0114,
   '0115_link_search_index_only': m0115,
+  '0116_link_search_merge': m0116,
 }
