@@ -213,6 +213,32 @@ describe('links, go-links and the command palette in Chromium', () => {
     await input.waitFor({ state: 'detached' })
   })
 
+  it('takes an Enter pressed before the search has answered to the typed text’s first result', async () => {
+    await page.goto('/account')
+    await expectHeading('Profile')
+    // The search for the whole text answers late, so the Enter comes while the results are those
+    // of an earlier part of it, or of none.
+    const typed = (url: URL) =>
+      url.pathname === '/api/links' && url.searchParams.get('q') === 'hand'
+    await page.route(typed, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      await route.continue()
+    })
+    try {
+      await page.keyboard.press('Control+k')
+      const input = page.getByRole('combobox', {
+        name: 'Search links, tags, organizations and pages',
+      })
+      await input.waitFor()
+      await page.keyboard.type('hand')
+      await page.keyboard.press('Control+Enter')
+      await expect.poll(() => page.url(), { timeout: 30_000 }).toMatch(/\/links\?q=handbook$/)
+      await page.getByRole('row', { name: /Health check handbook/ }).waitFor()
+    } finally {
+      await page.unroute(typed)
+    }
+  })
+
   it("remembers an ambiguous slug's choice from the chooser, lists it in the preferences and removes it", async () => {
     const organization = await api('/api/organizations', {
       method: 'POST',

@@ -11,7 +11,7 @@
  */
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import {
   Autocomplete,
   Dialog,
@@ -70,6 +70,12 @@ export function CommandPalette({
   const mfa = useQuery({ ...mfaStatusQuery, enabled: isOpen })
   // Whether Ctrl/⌘ was held with the Enter that chose a result (the menu's action has no event).
   const withModifier = useRef(false)
+  // An Enter pressed before the results are the typed text's (the search is debounced and answers
+  // later) waits for them and takes the first: the highlighted result belonged to an earlier part
+  // of the text. Once the arrows have moved the highlight, Enter takes it at once.
+  const pendingEnter = useRef<{ modifier: boolean } | null>(null)
+  const movedHighlight = useRef(false)
+  const resultsAreTheText = useRef(true)
   // Tags are searched by the API, so one past the first page is found too.
   const tags = useQuery({ ...tagSearchQuery(query), enabled: isOpen && query !== '' })
   const organizations = useQuery({ ...organizationsQuery, enabled: isOpen })
@@ -101,6 +107,15 @@ export function CommandPalette({
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (event.key === 'Enter') withModifier.current = event.ctrlKey || event.metaKey
+      const inPalette = event.target instanceof Element && event.target.closest('.palette') !== null
+      if (!inPalette) return
+      if (event.key === 'ArrowDown' || event.key === 'ArrowUp') movedHighlight.current = true
+      if (event.key === 'Enter' && !resultsAreTheText.current && !movedHighlight.current) {
+        // Before the menu sees it: it would act on the highlighted result of the earlier text.
+        event.preventDefault()
+        event.stopPropagation()
+        pendingEnter.current = { modifier: event.ctrlKey || event.metaKey }
+      }
     }
     window.addEventListener('keydown', onKeyDown, true)
     return () => window.removeEventListener('keydown', onKeyDown, true)
@@ -194,6 +209,9 @@ export function CommandPalette({
 
   const count = sections.reduce((sum, section) => sum + section.items.length, 0)
   const settled = query === text.trim() && !links.isFetching
+  useLayoutEffect(() => {
+    resultsAreTheText.current = settled
+  })
   useEffect(() => {
     if (isOpen && settled)
       announce(count === 0 ? t('palette.noResults') : t('palette.results', { count }))
@@ -212,6 +230,17 @@ export function CommandPalette({
     if (item.url !== undefined && !modifier) window.open(item.url, '_blank', 'noopener,noreferrer')
     else void navigate({ href: item.href })
   }
+  // A waiting Enter goes once the results are the text's (see pendingEnter); closing drops it.
+  useEffect(() => {
+    if (!isOpen) {
+      pendingEnter.current = null
+      movedHighlight.current = false
+    }
+    if (!settled || pendingEnter.current === null) return
+    withModifier.current = pendingEnter.current.modifier
+    pendingEnter.current = null
+    go(sections[0]?.items[0])
+  })
   return (
     <ModalOverlay
       className="modal-overlay palette-overlay"
@@ -221,7 +250,13 @@ export function CommandPalette({
     >
       <Modal className="modal palette">
         <Dialog className="palette-dialog" aria-label={t('palette.title')}>
-          <Autocomplete inputValue={text} onInputChange={setText}>
+          <Autocomplete
+            inputValue={text}
+            onInputChange={(value) => {
+              movedHighlight.current = false
+              setText(value)
+            }}
+          >
             <TextField className="palette-search" aria-label={t('palette.searchLabel')} autoFocus>
               <Input
                 role="combobox"
