@@ -10,7 +10,8 @@ import { axeViolations, type AxeViolation } from './harness.ts'
 /**
  * Waits until the page's heading says `text` (pages load lazily, and focus follows the heading).
  * When it never does, the failure quotes what the page showed instead (a problem page's reason
- * tells why it failed).
+ * tells why it failed) and the browser's errors since the page was opened (a problem page writes
+ * a fault of the console's own there, and Chromium each request that failed).
  */
 export async function expectHeading(page: Page, text: string, timeout = 15_000): Promise<void> {
   try {
@@ -25,10 +26,23 @@ export async function expectHeading(page: Page, text: string, timeout = 15_000):
       .innerText({ timeout: 1000 })
       .catch(() => '(nothing readable)')
     const message = error instanceof Error ? error.message : String(error)
-    throw new Error(`${message}\nThe page at ${page.url()} showed:\n${shown.slice(0, 600)}`, {
-      cause: error,
-    })
+    throw new Error(
+      `${message}\nThe page at ${page.url()} showed:\n${shown.slice(0, 600)}` +
+        `\nThe browser's errors:\n${(await browserErrors(page)).slice(0, 1200)}`,
+      { cause: error },
+    )
   }
+}
+
+/** The page's console errors and uncaught exceptions since its last navigation, one a line. */
+async function browserErrors(page: Page): Promise<string> {
+  const messages = await page.consoleMessages({ filter: 'since-navigation' }).catch(() => [])
+  const thrown = await page.pageErrors({ filter: 'since-navigation' }).catch(() => [])
+  const lines = [
+    ...messages.filter((m) => m.type() === 'error').map((m) => m.text()),
+    ...thrown.map((e) => `uncaught: ${e.stack ?? e.message}`),
+  ]
+  return lines.length === 0 ? '(none)' : lines.join('\n')
 }
 
 /**
