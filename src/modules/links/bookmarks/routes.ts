@@ -5,9 +5,8 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import type { Deps } from '../../../deps.js'
 import { callerOf, contextOf } from '../../../identity/hook.js'
-import { createStepwiseWork } from '../../../lib/stepwise-work.js'
 import { errorResponse } from '../../../plugins/openapi.js'
-import { mergeSearchIndexStep } from '../search-index.repo.js'
+import { createSearchIndexMerge } from '../search-index.js'
 import { WRITE_PART } from './batches.js'
 import { tooLarge, type ImportFile } from './reader.js'
 import {
@@ -27,7 +26,7 @@ const tags = ['links']
 const MIB = 1024 * 1024
 /**
  * Bookmarks read from which an import's garbage is collected after it (lib/heap-release.ts), and
- * links written from which the search index is merged after it (search-index.repo.ts): a write
+ * links written from which the search index is merged after it (search-index.ts): a write
  * part's worth and more. Below that the heap grows by little, and the collection's pause (20–30
  * ms) would cost more than it returns; the index's own merging keeps up with small writes.
  */
@@ -81,10 +80,7 @@ function importRequest(
 /** /api/links/import, /api/links/import/file and /api/links/export: bookmark files and JSON. */
 export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
   // The search index's segments are merged between requests once a large import has written.
-  const searchIndexMerge = createStepwiseWork(
-    () => mergeSearchIndexStep(deps.db),
-    (error) => deps.logger.error({ err: error }, 'merging the links search index failed'),
-  )
+  const searchIndexMerge = createSearchIndexMerge(deps)
   // What a large import allocated is garbage once its report is out (lib/heap-release.ts).
   const released = (report: ImportReport): ImportReport => {
     if (report.imported + report.skipped.length >= LARGE_IMPORT) deps.heap.afterLargeWork()
