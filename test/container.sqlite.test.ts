@@ -8,8 +8,12 @@
  * No registry image can be pulled on the CI machine, so the base image is this test's own
  * (test/container/build-test-base.sh: debootstrap + the pinned Node build), passed as the build
  * argument the Containerfile offers. podman runs with runc (crun refuses this machine's cgroup
- * layout) and with nofile/nproc limits below the machine's, which a container may not raise. Runs
- * where podman is installed (vitest.config.ts; mandatory with CI=true); .ci/run installs it.
+ * layout) and with nofile/nproc limits below the machine's, which a container may not raise. The
+ * containers use user-mode networking (slirp4netns), which publishes the port as the default
+ * bridge does but adds no interface to the host: each start and stop on the bridge added and
+ * removed some (56 netlink events per container), and Chromium, running the console's tests at
+ * the same time, aborts its requests on such a change (net::ERR_NETWORK_CHANGED). Runs where
+ * podman is installed (vitest.config.ts; mandatory with CI=true); .ci/run installs it.
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -23,6 +27,7 @@ const ROOT = path.resolve(import.meta.dirname, '..')
 const IMAGE = 'localhost/switchboard:ci-test'
 const RUNTIME = ['--runtime', 'runc']
 const LIMITS = ['--ulimit', 'nofile=10000:10000', '--ulimit', 'nproc=10000:10000']
+const NETWORK = ['--network', 'slirp4netns']
 const suffix = randomBytes(4).toString('hex')
 const VOLUME = `switchboard-test-data-${suffix}`
 
@@ -75,6 +80,7 @@ async function startContainer(port: number): Promise<{ name: string; baseUrl: st
     name,
     ...RUNTIME,
     ...LIMITS,
+    ...NETWORK,
     '--publish',
     `127.0.0.1:${port}:8080`,
     '--volume',
