@@ -10,10 +10,10 @@
  * argument the Containerfile offers. podman runs with runc (crun refuses this machine's cgroup
  * layout) and with nofile/nproc limits below the machine's, which a container may not raise. The
  * containers use user-mode networking (slirp4netns), which publishes the port as the default
- * bridge does but adds no interface to the host: each start and stop on the bridge added and
- * removed some (56 netlink events per container), and Chromium, running the console's tests at
- * the same time, aborts its requests on such a change (net::ERR_NETWORK_CHANGED). Runs where
- * podman is installed (vitest.config.ts; mandatory with CI=true); .ci/run installs it.
+ * bridge does but adds no interface to the host: the bridge adds and removes host interfaces at
+ * each start and stop, and Chromium, running the console's tests at the same time, aborts its
+ * requests on such a change (net::ERR_NETWORK_CHANGED). Runs where podman is installed
+ * (vitest.config.ts; mandatory with CI=true); .ci/run installs it.
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'

@@ -17,7 +17,7 @@ import type { Database } from '../../db/schema.js'
 import { isPostgres } from '../../db/engine.js'
 
 /** Pages written per step: 3–9 ms each on a 100,000-link index (the decision record). */
-export const MERGE_PAGES = 100
+const MERGE_PAGES = 100
 
 /** One step of the merge; true when it merged something, so that another step may. */
 export async function mergeSearchIndexStep(db: Kysely<Database>): Promise<boolean> {

@@ -82,6 +82,21 @@ describe('the search index after an import', () => {
     expect(after).toEqual(expect.arrayContaining(found))
   })
 
+  it('is merged after two large imports that end at once, both found by the search', async () => {
+    const dee = await createSignedInUser(t)
+    const fragmented = await segments()
+    const answers = await Promise.all([
+      importLinks(dee, 8, WRITE_PART),
+      importLinks(dee, 9, WRITE_PART),
+    ])
+    expect(answers.map((answer) => answer.json().imported)).toEqual([WRITE_PART, WRITE_PART])
+    await vi.waitFor(async () => expect(await mergeSearchIndexStep(t.deps.db)).toBe(false), {
+      timeout: 10_000,
+    })
+    expect(await segments()).toBeLessThanOrEqual(fragmented)
+    expect(await searchTitles(dee)).toHaveLength(20)
+  })
+
   it('is not merged after a small import or a dry run', async () => {
     const bo = await createSignedInUser(t)
     const before = await segments()
