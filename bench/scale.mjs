@@ -291,6 +291,14 @@ function operations(ctx) {
       check: expectItems(1),
     },
     {
+      // The same search with a page of one: on the small instance the word is in one visible
+      // title, on the large one in some hundred, so the page above answers 1 link there and 50
+      // here. With one a page the answers are the same size, and the difference is the search's.
+      name: `GET /api/links?q=${WORD.toLowerCase()}&limit=1`,
+      request: () => ({ url: `/api/links?q=${WORD.toLowerCase()}&limit=1`, token: ctx.person }),
+      check: expectItems(1),
+    },
+    {
       name: 'GET /api/admin/users?q=<prefix>',
       request: () => ({ url: '/api/admin/users?q=person-0004&limit=50', token: ctx.admin }),
       check: expectItems(1),
