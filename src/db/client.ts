@@ -13,7 +13,11 @@ import {
   createPostgresPool,
   splitConnections,
 } from './postgres.js'
-import { registerImmediateReader, registerPreparedReader } from './precompiled.js'
+import {
+  registerImmediateReader,
+  registerPoolReader,
+  registerPreparedReader,
+} from './precompiled.js'
 
 export type Engine = DatabaseConfig['kind']
 
@@ -43,8 +47,10 @@ function createKysely(
       report('an idle database connection failed; it will be replaced'),
     )
     const db = new Kysely<Database>({ dialect: createPostgresDialect(pool, config.auditCommit) })
+    const poolReader = createPoolReader(pool)
+    registerPoolReader(db, poolReader)
     if (connections.pipelined === 0) {
-      registerPreparedReader(db, createPoolReader(pool))
+      registerPreparedReader(db, poolReader)
       return { db, closeReaders: async () => undefined }
     }
     const reader = createPipelinedReader(

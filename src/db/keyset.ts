@@ -55,10 +55,12 @@ export function keyset<DB, TB extends keyof DB, O>(
       : query.where(
           sql<boolean>`(${key}, ${id}) ${comparison} (${fold(window.after[0])}, ${window.after[1]})`,
         )
+  // The limit is written into the statement: a statement prepared once per page size is then
+  // planned for its limit (PostgreSQL plans `limit $n` as a tenth of the rows).
   return after
     .orderBy(key, order.direction)
     .orderBy(id, order.direction)
-    .limit(window.limit + 1)
+    .limit(sql.lit(window.limit + 1))
 }
 
 /** A timestamp as this service stores and issues them (toISOString, from 1970 on). */

@@ -129,6 +129,13 @@ export type PreparedReader = <Row>(
   values: ReadonlyArray<string | number | null>,
 ) => Promise<Row[]>
 
+/** The same on the pool, whose values may be anything pg binds (a text array among them). */
+export type PoolReader = <Row>(
+  name: string,
+  text: string,
+  values: readonly unknown[],
+) => Promise<Row[]>
+
 /**
  * How an instance's DATABASE_POOL_SIZE connections are shared: two of them (one when the size is
  * 3) carry the pipelined hot reads — the first carries them all, the second its overflow
@@ -145,13 +152,9 @@ export function splitConnections(poolSize: number): { pool: number; pipelined: n
  * The pool's connections keep PostgreSQL's own choice of plan (HOT_READ_SETTINGS would also force
  * Kysely's statements, which run on the same connections, to generic plans).
  */
-export function createPoolReader(pool: pg.Pool): PreparedReader {
-  return async <Row>(name: string, text: string, values: ReadonlyArray<string | number | null>) => {
-    const result = await pool.query<Row & pg.QueryResultRow>({
-      name,
-      text,
-      values: values as unknown[],
-    })
+export function createPoolReader(pool: pg.Pool): PoolReader {
+  return async <Row>(name: string, text: string, values: readonly unknown[]) => {
+    const result = await pool.query<Row & pg.QueryResultRow>({ name, text, values: [...values] })
     return result.rows
   }
 }

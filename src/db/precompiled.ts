@@ -23,10 +23,11 @@ import type { Compilable, CompiledQuery } from 'kysely'
 import { isPostgres } from './engine.js'
 import type { Executor } from './schema.js'
 import type { ImmediateReader } from './sqlite.js'
-import type { PreparedReader } from './postgres.js'
+import type { PoolReader, PreparedReader } from './postgres.js'
 
 const immediateReaders = new WeakMap<Executor, ImmediateReader>()
 const preparedReaders = new WeakMap<Executor, PreparedReader>()
+const poolReaders = new WeakMap<Executor, PoolReader>()
 
 export function registerImmediateReader(db: Executor, reader: ImmediateReader): void {
   immediateReaders.set(db, reader)
@@ -34,6 +35,11 @@ export function registerImmediateReader(db: Executor, reader: ImmediateReader): 
 
 export function registerPreparedReader(db: Executor, reader: PreparedReader): void {
   preparedReaders.set(db, reader)
+}
+
+/** PostgreSQL: where `compiledOnce` reads run, as named statements on Kysely's own pool. */
+export function registerPoolReader(db: Executor, reader: PoolReader): void {
+  poolReaders.set(db, reader)
 }
 
 /** A statement name that only this SQL text gets: one text under one name on every connection. */
@@ -114,23 +120,28 @@ function withValues<Row>(
 }
 
 /**
- * A read built and compiled once per engine, then run with each call's values: not through the
- * hot path's read cache (SQLite; its rows are not kept) nor as a named prepared statement
- * (PostgreSQL plans it with the call's values, through the executor as a built query runs). On
- * SQLite it runs at once when no transaction holds the connection, as a precompiled read does.
- * For reads of every page whose building and compiling cost as much as running them (the Links
- * list's page and per-link reads).
+ * A read built and compiled once per engine, then run with each call's values, not through the
+ * hot path's read cache (SQLite; its rows are not kept). On SQLite it runs at once when no
+ * transaction holds the connection, as a precompiled read does. On PostgreSQL, outside a
+ * transaction, it runs as a named prepared statement on a connection of Kysely's pool, whose
+ * settings leave the choice of plan to PostgreSQL: planned for its values on the first executions
+ * and then, where the plan for any values costs no more, planned no more — planning the Links
+ * page's statements cost four times running them
+ * (docs/decisions/0069-links-page-statements-prepared-on-postgresql.md). For reads of every page
+ * whose building and compiling cost as much as running them (the Links list's page and per-link
+ * reads).
  */
 export function compiledOnce<Name extends string, Row>(
   names: readonly Name[],
   build: (ex: Executor, params: Record<Name, string>) => Compilable<Row>,
 ): (ex: Executor, values: Record<Name, unknown>) => Promise<Row[]> {
-  const byEngine = new Map<boolean, { compiled: CompiledQuery<Row>; slots: Array<string | null> }>()
+  const byEngine = new Map<boolean, Prepared<Row>>()
   return async (ex, values) => {
     const engine = isPostgres(ex)
     let prepared = byEngine.get(engine)
     if (prepared === undefined) {
-      prepared = compileWithSlots(ex, names, build)
+      const { compiled, slots } = compileWithSlots(ex, names, build)
+      prepared = { compiled, slots, name: statementName(compiled.sql) }
       byEngine.set(engine, prepared)
     }
     const { compiled, slots } = prepared
@@ -142,6 +153,8 @@ export function compiledOnce<Name extends string, Row>(
       false,
     )
     if (immediate !== undefined) return immediate as Row[]
+    const reader = poolReaders.get(ex)
+    if (reader !== undefined) return reader<Row>(prepared.name, compiled.sql, parameters)
     return (await ex.executeQuery<Row>({ ...compiled, parameters })).rows
   }
 }

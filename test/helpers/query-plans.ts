@@ -112,6 +112,47 @@ export async function postgresPlanOf(
   }
 }
 
+/**
+ * PostgreSQL: the same for the plan made for any values — the one a statement prepared on a
+ * connection keeps once PostgreSQL finds it costs no more than planning for each call's values
+ * (db/precompiled.ts compiledOnce) — run with the statement's values.
+ */
+export async function postgresGenericPlanOf(
+  t: TestContext,
+  statement: Statement,
+): Promise<{ text: string; buffers: number; seqScans: string[] }> {
+  const name = 'plan_test_generic'
+  // EXECUTE takes no bound parameters: the values are written as literals.
+  const args = statement.values.map(literalOf).join(', ')
+  const explained = await t.deps.db.connection().execute(async (connection) => {
+    await sql`set plan_cache_mode = force_generic_plan`.execute(connection)
+    await connection.executeQuery(CompiledQuery.raw(`prepare ${name} as ${statement.text}`))
+    try {
+      return await connection.executeQuery<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
+        CompiledQuery.raw(`explain (analyze, buffers, format json) execute ${name}(${args})`),
+      )
+    } finally {
+      await connection.executeQuery(CompiledQuery.raw(`deallocate ${name}`))
+      await sql`reset plan_cache_mode`.execute(connection)
+    }
+  })
+  const [{ Plan: plan }] = explained.rows[0]!['QUERY PLAN']
+  return {
+    text: JSON.stringify(plan, null, 1),
+    buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0),
+    seqScans: seqScannedIn(plan as unknown as PlanNode),
+  }
+}
+
+/** A value as a PostgreSQL literal: text quoted, a list as an array of such. */
+function literalOf(value: unknown): string {
+  if (value === null || value === undefined) return 'null'
+  if (typeof value === 'number') return String(value)
+  if (Array.isArray(value)) return `array[${value.map(literalOf).join(', ')}]::text[]`
+  if (typeof value !== 'string') throw new Error(`no literal for a ${typeof value}`)
+  return `'${value.replaceAll("'", "''")}'`
+}
+
 /** SQLite: the plan's steps (SEARCH … USING INDEX, SCAN …). */
 export async function sqlitePlanOf(t: TestContext, statement: Statement): Promise<string[]> {
   const slots = (statement.text.match(/\?/g) ?? []).length

@@ -435,7 +435,7 @@ function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
     .select('owners_newest.id')
     .orderBy('owners_newest.created_at', 'desc')
     .orderBy('owners_newest.id', 'desc')
-    .limit(window.limit + 1)
+    .limit(sql.lit(window.limit + 1))
 }
 
 /** How many shapes of the owners' page stay compiled; the oldest is dropped beyond. */
