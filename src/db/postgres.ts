@@ -154,7 +154,11 @@ export function splitConnections(poolSize: number): { pool: number; pipelined: n
  */
 export function createPoolReader(pool: pg.Pool): PoolReader {
   return async <Row>(name: string, text: string, values: readonly unknown[]) => {
-    const result = await pool.query<Row & pg.QueryResultRow>({ name, text, values: [...values] })
+    const result = await pool.query<Row & pg.QueryResultRow>({
+      name,
+      text,
+      values: values as unknown[],
+    })
     return result.rows
   }
 }

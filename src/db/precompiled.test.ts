@@ -13,6 +13,34 @@ beforeAll(async () => {
 })
 afterAll(async () => t.close())
 
+/** A read of one user's `column` by id, made once. */
+type ReadOfId = (ex: Executor, values: { id: string }) => Promise<unknown[]>
+
+/**
+ * Two reads of users made by `make`, asked 40 times at once for two users — more calls than the
+ * pool has connections — each answered with its own columns: statements are named by their text's
+ * hash (db/precompiled.ts), and a mix-up would answer one read with the other's columns.
+ */
+async function burstOfTwo(make: (column: 'email' | 'name') => ReadOfId) {
+  const emailOf = make('email')
+  const nameOf = make('name')
+  const users = await Promise.all([
+    createUser(t, { name: 'First' }),
+    createUser(t, { name: 'Second' }),
+  ])
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => {
+      const { user } = users[i % 2]!
+      return i % 4 < 2 ? emailOf(t.deps.db, { id: user.id }) : nameOf(t.deps.db, { id: user.id })
+    }),
+  )
+  answers.forEach((rows, i) => {
+    const { user } = users[i % 2]!
+    expect(rows).toEqual(i % 4 < 2 ? [{ email: user.email }] : [{ name: user.name }])
+  })
+  return { emailOf, nameOf, users }
+}
+
 describe('precompiled queries', () => {
   it('run with fresh parameter values on every call', async () => {
     const byEmail = precompiled(['email'], (ex, p) =>
@@ -39,29 +67,9 @@ describe('precompiled queries', () => {
   })
 
   it('keep two queries apart under a concurrent burst; on PostgreSQL each runs as its own named prepared statement', async () => {
-    // Statements are named by their text's hash (db/postgres.ts): a mix-up would answer one query
-    // with the other's columns.
-    const emailOf = precompiled(['id'], (ex, p) =>
-      ex.selectFrom('users').select('email').where('id', '=', p.id),
+    const { emailOf, nameOf, users } = await burstOfTwo((column) =>
+      precompiled(['id'], (ex, p) => ex.selectFrom('users').select(column).where('id', '=', p.id)),
     )
-    const nameOf = precompiled(['id'], (ex, p) =>
-      ex.selectFrom('users').select('name').where('id', '=', p.id),
-    )
-    const users = await Promise.all([
-      createUser(t, { name: 'First' }),
-      createUser(t, { name: 'Second' }),
-    ])
-    // More calls at once than the pool has connections.
-    const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => {
-        const { user } = users[i % 2]!
-        return i % 4 < 2 ? emailOf(t.deps.db, { id: user.id }) : nameOf(t.deps.db, { id: user.id })
-      }),
-    )
-    answers.forEach((rows, i) => {
-      const { user } = users[i % 2]!
-      expect(rows).toEqual(i % 4 < 2 ? [{ email: user.email }] : [{ name: user.name }])
-    })
     if (t.deps.database.engine === 'postgres') {
       // The hot reads run on the pipelined connections (db/postgres.ts), taken in turn. Each
       // statement is asked on every one of them, then each connection is asked — by a precompiled
@@ -164,6 +172,12 @@ describe('precompiled queries', () => {
 })
 
 describe('queries compiled once', () => {
+  it('keep two queries apart under a concurrent burst', async () => {
+    await burstOfTwo((column) =>
+      compiledOnce(['id'], (ex, p) => ex.selectFrom('users').select(column).where('id', '=', p.id)),
+    )
+  })
+
   it('run with fresh values, an array one included, in and out of transactions', async () => {
     const named = compiledOnce(['ids', 'name'], (ex, p) => {
       const inIds = isPostgres(ex)

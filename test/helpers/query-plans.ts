@@ -94,17 +94,23 @@ function seqScannedIn(node: PlanNode): string[] {
  * PostgreSQL: the plan run with the statement's values (as JSON text), the buffers it touched and
  * the tables it read whole.
  */
-export async function postgresPlanOf(
-  t: TestContext,
-  statement: Statement,
-): Promise<{ text: string; buffers: number; seqScans: string[] }> {
+export async function postgresPlanOf(t: TestContext, statement: Statement): Promise<PlanSummary> {
   const result = await t.deps.db.executeQuery<{ 'QUERY PLAN': [{ Plan: Record<string, number> }] }>(
     CompiledQuery.raw(
       `explain (analyze, buffers, format json) ${statement.text}`,
       statement.values,
     ),
   )
-  const [{ Plan: plan }] = result.rows[0]!['QUERY PLAN']
+  return planSummary(result.rows[0]!['QUERY PLAN'][0].Plan)
+}
+
+interface PlanSummary {
+  text: string
+  buffers: number
+  seqScans: string[]
+}
+
+function planSummary(plan: Record<string, number>): PlanSummary {
   return {
     text: JSON.stringify(plan, null, 1),
     buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0),
@@ -120,7 +126,7 @@ export async function postgresPlanOf(
 export async function postgresGenericPlanOf(
   t: TestContext,
   statement: Statement,
-): Promise<{ text: string; buffers: number; seqScans: string[] }> {
+): Promise<PlanSummary> {
   const name = 'plan_test_generic'
   // EXECUTE takes no bound parameters: the values are written as literals.
   const args = statement.values.map(literalOf).join(', ')
@@ -136,12 +142,7 @@ export async function postgresGenericPlanOf(
       await sql`reset plan_cache_mode`.execute(connection)
     }
   })
-  const [{ Plan: plan }] = explained.rows[0]!['QUERY PLAN']
-  return {
-    text: JSON.stringify(plan, null, 1),
-    buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0),
-    seqScans: seqScannedIn(plan as unknown as PlanNode),
-  }
+  return planSummary(explained.rows[0]!['QUERY PLAN'][0].Plan)
 }
 
 /** A value as a PostgreSQL literal: text quoted, a list as an array of such. */

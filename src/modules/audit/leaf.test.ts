@@ -67,21 +67,17 @@ describe('leafText', () => {
 
   it('writes a stored event in the fields’ sorted order', () => {
     const event: LeafEvent = {
-      id: '01a2-e',
-      at: '2026-12-05T10:00:00.000Z',
-      actor_id: null,
+      ...baseEvent(),
       actor_email: 'ä@example.com',
       action: 'team.update',
       target_type: 'team',
       target_id: 't1',
-      ip: null,
       user_agent: 'agent "x"',
-      subject_user_id: null,
       metadata: { z: 1, a: ['€', null] },
     }
     expect(leafText(event)).toBe(
       '{"action":"team.update","actor_email":"ä@example.com","actor_id":null,' +
-        '"at":"2026-12-05T10:00:00.000Z","id":"01a2-e","ip":null,' +
+        '"at":"2026-12-05T10:00:00.000Z","id":"e","ip":null,' +
         '"metadata":{"a":["€",null],"z":1},"subject_user_id":null,"target_id":"t1",' +
         '"target_type":"team","user_agent":"agent \\"x\\""}',
     )

@@ -54,9 +54,10 @@ const MEMBER_HEADS = SORTED_COLUMNS.map((column, i) => `${i === 0 ? '{' : ','}"$
 /**
  * The leaf as text: the canonical JSON of exactly the leaf's fields. The fields' names and order
  * are fixed, so only the metadata goes through the canonicalizer; a field that is neither a string
- * nor null (no stored row has one) takes the canonicalizer's whole path. Every check of the log
- * makes this text for each event, so it is the check's largest cost after hashing; a property
- * test holds it equal to the canonicalizer's own output.
+ * nor null (no stored row has one) takes the canonicalizer's whole path. Every audited write and
+ * every check of the log makes this text for each event
+ * (docs/decisions/0068-leaf-text-field-by-field.md); a property test holds it equal to the
+ * canonicalizer's own output.
  */
 export function leafText(event: LeafEvent): string {
   let text = ''
