@@ -57,13 +57,16 @@ describe('SCIM credentials (administration)', () => {
   it('record their last use, and once revoked answer 401 at the next request', async () => {
     const client = await scimClient(t)
     expect((await client.request('GET', '/ServiceProviderConfig')).statusCode).toBe(200)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    const row = await t.deps.db
-      .selectFrom('scim_credentials')
-      .select('last_used_at')
-      .where('id', '=', client.credentialId)
-      .executeTakeFirstOrThrow()
-    expect(row.last_used_at).not.toBeNull()
+    // Written after the answer: waited for, not slept on (a loaded machine takes longer).
+    const lastUsed = async () =>
+      (
+        await t.deps.db
+          .selectFrom('scim_credentials')
+          .select('last_used_at')
+          .where('id', '=', client.credentialId)
+          .executeTakeFirstOrThrow()
+      ).last_used_at
+    await expect.poll(lastUsed, { timeout: 5000 }).not.toBeNull()
     const revoke = await t.app.inject({
       method: 'DELETE',
       url: `/api/admin/scim/credentials/${client.credentialId}`,
