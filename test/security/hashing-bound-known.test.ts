@@ -189,8 +189,14 @@ describe('the hashing bound under a flood from 20 addresses', () => {
     expect(deviceCookieMatches(t.deps, `${cookie}x`, user.id)).toBe(false)
 
     // The address marker is written after the answer
-    await new Promise((resolve) => setTimeout(resolve, 50))
-    expect((await clientStanding(t.deps, { ip: '198.51.100.30', email })).known(null)).toBe(true)
+    await expect
+      .poll(
+        async () => (await clientStanding(t.deps, { ip: '198.51.100.30', email })).known(null),
+        {
+          timeout: 5000,
+        },
+      )
+      .toBe(true)
     expect((await clientStanding(t.deps, { ip: '198.51.100.31', email })).known(null)).toBe(false)
     expect(
       (await clientStanding(t.deps, { ip: '198.51.100.31', email, device: cookie })).known(user.id),

@@ -22,11 +22,20 @@ describe('session idle timeout (SESSION_IDLE_TIMEOUT=30m)', () => {
   it('a session idle longer than the timeout ends; one in use lives on', async () => {
     const idle = await createSignedInUser(t)
     const busy = await createSignedInUser(t)
+    const lastSeenMs = async () => {
+      const row = await t.deps.db
+        .selectFrom('sessions')
+        .select('last_seen_at')
+        .where('user_id', '=', busy.user.id)
+        .executeTakeFirstOrThrow()
+      return Date.parse(String(row.last_seen_at))
+    }
     for (let minute = 0; minute < 4; minute++) {
       t.clock.advance(10 * 60) // 40 minutes in all, with a request every 10 minutes
+      const requestedAt = t.clock.now().getTime()
       expect((await me(t, busy.token)).statusCode).toBe(200)
-      // The last_seen_at write is not awaited
-      await new Promise((resolve) => setTimeout(resolve, 50))
+      // last_seen_at is written after the answer
+      await expect.poll(lastSeenMs, { timeout: 5000 }).toBeGreaterThanOrEqual(requestedAt - 1000)
     }
     expectReason(await me(t, idle.token), 401, 'UNAUTHORIZED')
     expect((await me(t, busy.token)).statusCode).toBe(200)
