@@ -1,44 +1,63 @@
 /**
- * The paths that build a company's instance through the public API, timed on the built server:
- * 100,000 links imported in five 20,000-link JSON files (POST /api/links/import/file, one person),
- * and 10,000 people created by SCIM (POST /scim/v2/Users, 4 at a time, SCIM_RATE_LIMIT raised).
- * Prints the times, the server's resident memory (now and peak, VmHWM) and the machine's load,
- * and exits non-zero when a request fails or a budget is exceeded (import ≤ 60 s on SQLite, SCIM
- * ≤ 60 s).
+ * A company's instance built through the public API, as an operator (or a check from outside)
+ * builds it, timed on the built server: 100,000 links imported in five 20,000-link JSON files
+ * (POST /api/links/import/file, one person, 1 title in 400 holds the searched word), and 10,000
+ * people created by SCIM (POST /scim/v2/Users, 4 at a time, SCIM_RATE_LIMIT raised). Prints the
+ * times, the server's resident memory (now and peak, VmHWM) and the machine's load, and exits
+ * non-zero when a request fails or a budget is exceeded (import ≤ 60 s on SQLite, SCIM ≤ 60 s).
+ *
+ * Then the daily operations of the scale bench that such an instance holds (bench/scale.mjs:
+ * sequential requests, p50 / p99 of every answer) on it and on a small instance built the same way
+ * (100 links, 60 people), with the same goal: large p50 ≤ 1.5 × small + 0.5 ms, p99 ≤ 2 × small +
+ * 2 ms. Here the person sees every link (the scale bench's person sees two fifths of them), so a
+ * search finds every match of the word: 250 against the small instance's one. A miss is reported,
+ * not a failure.
  *
  *   npm run build:server && node bench/scale-import.mjs [--engine sqlite|postgres] [--links N]
+ *     [--people N] [--requests N (per operation, default 400; 0 skips the operations)]
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import pg from 'pg'
 import { memoryMiB } from './proc.mjs'
+import { measure, prepareDatabase, serviceEnv, start, stop } from './scale.mjs'
 
 const { values } = parseArgs({
   options: {
     engine: { type: 'string', default: 'sqlite' },
     links: { type: 'string', default: '100000' },
     people: { type: 'string', default: '10000' },
+    requests: { type: 'string', default: '400' },
   },
 })
 const root = path.resolve(import.meta.dirname, '..')
-const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const FILE_LINKS = 20_000
 const BUDGET_S = 60
+const PASSWORD = 'scale benchmark passphrase'
+const SMALL = { links: 100, people: 60 }
 
-function freePort() {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
+function linksFile(file, count) {
+  const links = Array.from({ length: count }, (_, i) => {
+    const n = file * FILE_LINKS + i
+    return {
+      url: `https://intranet.example/${file}/${i}`,
+      title: n % 400 === 0 ? `Quokka notes ${n}` : `Page ${n} of the handbook`,
+      slug: `page-${n}`,
+      tags: [`folder-${n % 20}`],
+    }
   })
+  return JSON.stringify({ format: 'switchboard-links', version: 1, links })
 }
 
-async function api(base, method, url, body, token, type = 'application/json') {
+const seconds = (since) => (performance.now() - since) / 1000
+
+/**
+ * One request of the build, by fetch: several at a time (the scale bench's own client keeps one
+ * connection, for sequential measurements).
+ */
+async function api(base, method, url, { token, body, type = 'application/json' } = {}) {
   const response = await fetch(`${base}${url}`, {
     method,
     headers: {
@@ -52,155 +71,212 @@ async function api(base, method, url, body, token, type = 'application/json') {
   return text ? JSON.parse(text) : null
 }
 
-async function database(dataDir) {
-  if (values.engine === 'sqlite')
-    return { url: `sqlite:${path.join(dataDir, 'scale.db')}`, drop: async () => undefined }
-  const schema = `bench_scale_${Date.now().toString(36)}`
-  const run = async (statement) => {
-    const client = new pg.Client({ connectionString: POSTGRES_URL })
-    await client.connect()
-    await client.query(statement)
-    await client.end()
+/** The links in 20,000-link files, each file's report checked; returns the seconds taken. */
+async function importLinks(base, token, count, failures) {
+  const started = performance.now()
+  for (let file = 0; file * FILE_LINKS < count; file++) {
+    const size = Math.min(FILE_LINKS, count - file * FILE_LINKS)
+    const fileStarted = performance.now()
+    const report = await api(base, 'POST', '/api/links/import/file?format=json', {
+      token,
+      body: linksFile(file, size),
+      type: 'application/octet-stream',
+    })
+    if (count >= FILE_LINKS)
+      console.log(
+        `import file ${file + 1}: ${report.imported} links in ${seconds(fileStarted).toFixed(1)} s`,
+      )
+    if (report.imported !== size) failures.push(`file ${file + 1} imported ${report.imported}`)
   }
-  await run(`create schema "${schema}"`)
-  const url = new URL(POSTGRES_URL)
-  url.searchParams.set('options', `-c search_path=${schema}`)
-  return { url: url.toString(), drop: () => run(`drop schema if exists "${schema}" cascade`) }
+  return seconds(started)
 }
 
-function linksFile(file) {
-  const links = Array.from({ length: FILE_LINKS }, (_, i) => {
-    const n = file * FILE_LINKS + i
-    return {
-      url: `https://intranet.example/${file}/${i}`,
-      title: n % 400 === 0 ? `Quokka notes ${n}` : `Page ${n} of the handbook`,
-      slug: `page-${n}`,
-      tags: [`folder-${n % 20}`],
+/** `count` people by SCIM, 4 requests at a time; returns the seconds taken. */
+async function createPeople(base, scim, count) {
+  const started = performance.now()
+  let next = 0
+  const worker = async () => {
+    while (next < count) {
+      const n = next++
+      await api(base, 'POST', '/scim/v2/Users', {
+        token: scim,
+        type: 'application/scim+json',
+        body: {
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+          userName: `person${n}@corp.example`,
+          externalId: `ext-${n}`,
+          name: { givenName: `Given${n}`, familyName: `Family${n % 1000}` },
+          emails: [{ value: `person${n}@corp.example`, primary: true }],
+          active: true,
+        },
+      })
     }
-  })
-  return JSON.stringify({ format: 'switchboard-links', version: 1, links })
+  }
+  await Promise.all([worker(), worker(), worker(), worker()])
+  return seconds(started)
 }
 
-async function main() {
+/** A cursor `pages` pages of 50 into the person's links (or the last one there is). */
+async function deepCursor(base, token, pages) {
+  let cursor = null
+  for (let page = 0; page < pages; page++) {
+    const query = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`
+    const { next_cursor: next } = await api(base, 'GET', `/api/links?limit=50${query}`, { token })
+    if (next === null) break
+    cursor = next
+  }
+  return cursor
+}
+
+/**
+ * A new instance on its own database, set up through the API: its first administrator (who also
+ * imports the links), the links, a SCIM credential and the people, two teams (one changed, for the
+ * audit log's filtered page).
+ */
+async function buildInstance(size, failures, report) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-scale-'))
-  const db = await database(dataDir)
-  const port = await freePort()
-  const env = {
-    ...process.env,
-    DATA_DIR: dataDir,
-    DATABASE_URL: db.url,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_GENERAL: '0',
-    SCIM_RATE_LIMIT: '1000000',
-    TRUST_PROXY: '127.0.0.1',
-    PORT: String(port),
-    HOST: '127.0.0.1',
-  }
-  const child = spawn(process.execPath, [path.join(root, 'dist/server.js')], {
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
-  const base = `http://127.0.0.1:${port}`
-  const failures = []
+  const db = await prepareDatabase(values.engine, dataDir)
+  const env = { ...serviceEnv(db, dataDir), TRUST_PROXY: '127.0.0.1' }
+  const instance = { dataDir, db, server: null }
   try {
-    for (let tries = 0; ; tries++) {
-      try {
-        if ((await fetch(`${base}/api/health`)).ok) break
-      } catch {
-        if (tries > 6000) throw new Error('the server did not start')
-      }
-      await new Promise((r) => setTimeout(r, 10))
-    }
+    instance.server = await start(path.join(root, 'dist/server.js'), env)
+    const { base } = instance.server
     const setupCode = execFileSync(
       process.execPath,
       [path.join(root, 'dist/cli.js'), 'setup-code'],
       {
-        env,
+        env: { ...process.env, ...env },
         encoding: 'utf8',
       },
     ).trim()
-    const password = 'scale benchmark passphrase'
     const { token } = await api(base, 'POST', '/api/auth/setup', {
-      email: 'scale@example.com',
-      name: 'Scale Admin',
-      password,
-      setup_code: setupCode,
+      body: {
+        email: 'scale@example.com',
+        name: 'Scale Admin',
+        password: PASSWORD,
+        setup_code: setupCode,
+      },
     })
-
-    const files = Math.ceil(Number(values.links) / FILE_LINKS)
-    const importStart = performance.now()
-    for (let file = 0; file < files; file++) {
-      const started = performance.now()
-      const report = await api(
-        base,
-        'POST',
-        '/api/links/import/file?format=json',
-        linksFile(file),
-        token,
-        'application/octet-stream',
-      )
-      const ms = Math.round(performance.now() - started)
-      console.log(`import file ${file + 1}/${files}: ${report.imported} links in ${ms} ms`)
-      if (report.imported !== FILE_LINKS)
-        failures.push(`file ${file + 1} imported ${report.imported}`)
-    }
-    const importS = (performance.now() - importStart) / 1000
-    console.log(`import: ${files * FILE_LINKS} links in ${importS.toFixed(1)} s`)
-    if (values.engine === 'sqlite' && importS > BUDGET_S)
-      failures.push(`import ${importS.toFixed(1)} s`)
-    const search = performance.now()
-    const found = await api(base, 'GET', '/api/links?q=quokka&limit=50', undefined, token)
-    console.log(
-      `search after import: ${found.items.length} items in ${(performance.now() - search).toFixed(1)} ms`,
-    )
-
-    const credential = await api(
-      base,
-      'POST',
-      '/api/admin/scim/credentials',
-      // A provisioning credential is credential-equivalent: the password proves the caller.
-      { name: 'bench', current_password: password },
+    const importS = await importLinks(base, token, size.links, failures)
+    const credential = await api(base, 'POST', '/api/admin/scim/credentials', {
       token,
-    )
+      // A provisioning credential is credential-equivalent: the password proves the caller.
+      body: { name: 'bench', current_password: PASSWORD },
+    })
     const scim = credential.secret ?? credential.token
-    const people = Number(values.people)
-    let next = 0
-    const scimStart = performance.now()
-    const worker = async () => {
-      while (next < people) {
-        const n = next++
-        await api(
-          base,
-          'POST',
-          '/scim/v2/Users',
-          {
-            schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
-            userName: `person${n}@corp.example`,
-            externalId: `ext-${n}`,
-            name: { givenName: `Given${n}`, familyName: `Family${n % 1000}` },
-            emails: [{ value: `person${n}@corp.example`, primary: true }],
-            active: true,
-          },
-          scim,
-          'application/scim+json',
-        )
-      }
-    }
-    await Promise.all([worker(), worker(), worker(), worker()])
-    const scimS = (performance.now() - scimStart) / 1000
-    console.log(`SCIM: ${people} creations in ${scimS.toFixed(1)} s`)
-    if (scimS > BUDGET_S) failures.push(`SCIM ${scimS.toFixed(1)} s`)
-    console.log(
-      `memory: ${memoryMiB(child.pid, 'VmRSS')} MiB resident, peak ${memoryMiB(child.pid, 'VmHWM')} MiB`,
-    )
+    const scimS = await createPeople(base, scim, size.people)
+    report?.({ importS, scimS, pid: instance.server.child.pid })
+    const teams = []
+    for (const name of ['Platform', 'Support'])
+      teams.push((await api(base, 'POST', '/api/admin/teams', { token, body: { name } })).id)
+    await api(base, 'PATCH', `/api/admin/teams/${teams[0]}`, {
+      token,
+      body: { description: 'Changed once' },
+    })
+    const me = await api(base, 'GET', '/api/users/me', { token })
+    const cursor = await deepCursor(base, token, Math.min(40, Math.floor(size.links / 50) - 1))
+    Object.assign(instance, { token, scim, teams, adminId: me.id, cursor })
   } catch (error) {
     // fetch's own message is "fetch failed"; the reason (a closed socket, a timeout) is its cause.
     failures.push(`${String(error)}${error.cause ? ` (${String(error.cause)})` : ''}`)
+  }
+  return instance
+}
+
+async function removeInstance(instance) {
+  if (instance.server !== null) await stop(instance.server)
+  await instance.db.drop()
+  fs.rmSync(instance.dataDir, { recursive: true, force: true })
+}
+
+/** The scale bench's operations that an instance built this way holds, for the person `c`. */
+function operations(c) {
+  const scimFilter = (filter) => `/scim/v2/Users?filter=${encodeURIComponent(filter)}&count=100`
+  const deep = c.cursor === null ? '' : `&cursor=${encodeURIComponent(c.cursor)}`
+  const list = [
+    ['GET /api/users/me', { url: '/api/users/me' }],
+    ['go redirect (path)', { url: '/go/page-7/guides/setup?tab=2' }],
+    ['GET /api/links?limit=50', { url: '/api/links?limit=50' }],
+    ['GET /api/links deep page (cursor)', { url: `/api/links?limit=50${deep}` }],
+    ['GET /api/links?q=quokka', { url: '/api/links?q=quokka&limit=50' }],
+    ['GET /api/links?q=quokka&limit=1', { url: '/api/links?q=quokka&limit=1' }],
+    ['GET /api/admin/users?q=person42', { url: '/api/admin/users?q=person42&limit=50' }],
+    ['GET /api/admin/users?q=person4', { url: '/api/admin/users?q=person4&limit=50' }],
+    ['SCIM userName eq', { url: scimFilter('userName eq "person42@corp.example"'), scim: true }],
+    ['SCIM name.familyName eq', { url: scimFilter('name.familyName eq "Family42"'), scim: true }],
+    ['GET /api/admin/audit-log?limit=50', { url: '/api/admin/audit-log?limit=50' }],
+    [
+      'GET /api/admin/audit-log filtered',
+      { url: `/api/admin/audit-log?limit=50&action=team.update&actor_id=${c.adminId}` },
+    ],
+  ]
+  const ops = list.map(([name, { url, scim }]) => ({
+    name,
+    request: () => ({ url, token: scim ? c.scim : c.token }),
+  }))
+  ops.push({
+    name: 'PATCH /api/admin/teams/:id (audited)',
+    request: (i) => ({
+      method: 'PATCH',
+      url: `/api/admin/teams/${c.teams[i % c.teams.length]}`,
+      token: c.token,
+      body: { description: `Scale run ${i}` },
+    }),
+  })
+  return ops
+}
+
+async function measureAll(instance, failures) {
+  const results = new Map()
+  if (instance.token === undefined) return results
+  const count = Number(values.requests)
+  for (const op of operations(instance))
+    results.set(op.name, await measure(op, instance.server.base, count, failures))
+  return results
+}
+
+function printOperations(small, large) {
+  const pad = (text, n) => String(text).padEnd(n)
+  const fmt = (m) => (m ? `${m.p50} / ${m.p99}` : '-')
+  console.log(`\n${values.engine}, built through the API — p50 / p99 ms, sequential`)
+  console.log(`${pad('operation', 38)}${pad('small', 18)}${pad('large', 18)}p50×   goal`)
+  for (const [name, s] of small) {
+    const l = large.get(name)
+    const ok = s && l && l.p50 <= 1.5 * s.p50 + 0.5 && l.p99 <= 2 * s.p99 + 2
+    const ratio = s && l ? (l.p50 / s.p50).toFixed(2) : '-'
+    console.log(
+      `${pad(name, 38)}${pad(fmt(s), 18)}${pad(fmt(l), 18)}${pad(ratio, 7)}${ok ? 'ok' : 'MISS'}`,
+    )
+  }
+}
+
+async function main() {
+  const failures = []
+  const links = Number(values.links)
+  const people = Number(values.people)
+  const large = await buildInstance({ links, people }, failures, ({ importS, scimS, pid }) => {
+    console.log(`import: ${links} links in ${importS.toFixed(1)} s`)
+    if (values.engine === 'sqlite' && importS > BUDGET_S)
+      failures.push(`import ${importS.toFixed(1)} s`)
+    console.log(`SCIM: ${people} creations in ${scimS.toFixed(1)} s`)
+    if (scimS > BUDGET_S) failures.push(`SCIM ${scimS.toFixed(1)} s`)
+    console.log(
+      `memory: ${memoryMiB(pid, 'VmRSS')} MiB resident, peak ${memoryMiB(pid, 'VmHWM')} MiB`,
+    )
+  })
+  let largeResults = new Map()
+  try {
+    if (Number(values.requests) > 0) largeResults = await measureAll(large, failures)
   } finally {
-    child.kill('SIGTERM')
-    await new Promise((r) => child.once('exit', r))
-    await db.drop()
-    fs.rmSync(dataDir, { recursive: true, force: true })
+    await removeInstance(large)
+  }
+  if (Number(values.requests) > 0) {
+    const small = await buildInstance(SMALL, failures)
+    try {
+      printOperations(await measureAll(small, failures), largeResults)
+    } finally {
+      await removeInstance(small)
+    }
   }
   console.log(
     `engine ${values.engine}; load: ${os

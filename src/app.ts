@@ -36,6 +36,7 @@ import { installCheckpointer } from './modules/audit/checkpoints.js'
 import { installAuditMonitor } from './modules/audit/monitor.js'
 import { auditTransparencyRoutes } from './modules/audit/transparency.routes.js'
 import { installNotificationSender } from './modules/notifications/sender.js'
+import { installStatisticsKeeper } from './modules/ops/statistics.js'
 import { notificationPreferenceRoutes } from './modules/notifications/routes.js'
 import { securityLogRoutes } from './modules/security-log/routes.js'
 import { collectionRoutes } from './modules/collections/routes.js'
@@ -143,6 +144,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   installCheckpointer(app, deps)
   installAuditMonitor(app, deps)
   installNotificationSender(app, deps)
+  installStatisticsKeeper(app, deps)
 
   await app.register(async (api) => {
     await api.register(authentication, { deps })
