@@ -127,6 +127,7 @@ async function postgresAnswers() {
 // ---- requests -------------------------------------------------------------------------------
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+const ANSWER_TIMEOUT_MS = 60_000
 
 /** One request over the keep-alive connection: its status, body and milliseconds. */
 function request(base, method, url, { token, body, type = 'application/json' } = {}) {
@@ -156,6 +157,10 @@ function request(base, method, url, { token, body, type = 'application/json' } =
       },
     )
     req.on('error', reject)
+    // A request the service never answers fails the run, naming itself, instead of stalling it.
+    req.setTimeout(ANSWER_TIMEOUT_MS, () =>
+      req.destroy(new Error(`${method} ${url}: no answer within ${ANSWER_TIMEOUT_MS / 1000} s`)),
+    )
     req.end(payload)
   })
 }
