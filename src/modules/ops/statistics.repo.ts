@@ -6,13 +6,17 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 
-/** The tables of the service's schema past the threshold, most changed first. */
+/**
+ * The tables of the service's schema past the threshold that its role may analyze (an owner's;
+ * PostgreSQL skips another's with a warning), most changed first.
+ */
 export async function findStaleTables(ex: Executor): Promise<string[]> {
   const { rows } = await sql<{ name: string }>`
     select s.relname as name
     from pg_stat_user_tables s
     join pg_class c on c.oid = s.relid
     where s.schemaname = current_schema()
+      and pg_has_role(c.relowner, 'MEMBER')
       and s.n_mod_since_analyze > 50 + 0.1 * greatest(c.reltuples, 0)
     order by s.n_mod_since_analyze desc`.execute(ex)
   return rows.map((row) => row.name)
