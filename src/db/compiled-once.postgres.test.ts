@@ -43,11 +43,18 @@ describe('a read compiled once, on PostgreSQL', () => {
     }
   })
 
-  it('runs in a transaction on the transaction’s connection, unprepared', async () => {
-    await createUser(t, { name: 'In a transaction' })
-    const rows = await t.deps.db
-      .transaction()
-      .execute((tx) => selfReport(tx, { name: 'In a transaction' }))
+  it('runs in a transaction on the transaction’s connection: it sees what the transaction wrote', async () => {
+    const { user } = await createUser(t, { name: 'Before the transaction' })
+    const rows = await t.deps.db.transaction().execute(async (tx) => {
+      await tx
+        .updateTable('users')
+        .set({ name: 'In a transaction' })
+        .where('id', '=', user.id)
+        .execute()
+      // Outside the transaction (on the pool) the change is not there yet.
+      expect(await selfReport(t.deps.db, { name: 'In a transaction' })).toEqual([])
+      return selfReport(tx, { name: 'In a transaction' })
+    })
     expect(rows).toHaveLength(1)
   })
 })

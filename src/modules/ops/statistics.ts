@@ -2,12 +2,10 @@
  * PostgreSQL: the planner's statistics kept current by the service itself. PostgreSQL plans each
  * statement from what the last ANALYZE of a table found; autovacuum refreshes that once a table
  * has changed by a tenth — when it runs. A server with autovacuum off (a CI database, an operator's
- * choice) plans a company's 100,000 links and 10,000 people with the statistics of the new
- * instance's empty tables: the Links page measured 6.7 ms instead of 2.5 after an API-built
- * instance's import, the title search 10.2 instead of 4.4
- * (docs/decisions/0070-planner-statistics-kept-by-the-service.md). So at start and then every
- * minute each instance analyzes the tables past autovacuum's own threshold; where autovacuum runs,
- * it has mostly done so already and this finds nothing. SQLite plans without statistics.
+ * choice) would plan a company's links and people with the statistics of a new instance's empty
+ * tables (docs/decisions/0070-planner-statistics-kept-by-the-service.md). So at start and then
+ * every minute each instance analyzes the tables past autovacuum's own threshold; where autovacuum
+ * runs, it has mostly done so already and this finds nothing. SQLite plans without statistics.
  */
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
