@@ -29,6 +29,7 @@ import {
   type NoteSigner,
 } from '../../lib/signed-note.js'
 import type { Executor } from '../../db/schema.js'
+import { startPeriodic } from '../../lib/periodic.js'
 import { readAuditSigningKey } from '../../lib/secrets.js'
 import { createAuditSigner } from './signer.js'
 import { eventLeafHash, leafEventOf } from './leaf.js'
@@ -296,7 +297,6 @@ export function startCheckpointer(
   let covered = -1
   let madeAt = 0
   let retryAt = 0
-  let running: Promise<void> | null = null
   const look = async () => {
     if (Date.now() < retryAt) return
     const size = await readTreeSize(deps.db)
@@ -309,24 +309,11 @@ export function startCheckpointer(
     madeAt = Date.now()
     onMade()
   }
-  const timer = setInterval(() => {
-    running ??= look()
-      .catch((error: Error) => {
-        // A second, not a tenth, before the next try: a failing checkpoint costs more than a look.
-        retryAt = Date.now() + CHECKPOINT_INTERVAL_MS
-        onProblem(error)
-      })
-      .finally(() => {
-        running = null
-      })
-  }, LOOK_MS)
-  timer.unref()
-  return {
-    async stop() {
-      clearInterval(timer)
-      await running
-    },
-  }
+  return startPeriodic(LOOK_MS, look, (error) => {
+    // A second, not a tenth, before the next try: a failing checkpoint costs more than a look.
+    retryAt = Date.now() + CHECKPOINT_INTERVAL_MS
+    onProblem(error)
+  })
 }
 
 /**

@@ -195,7 +195,11 @@ async function postCheckpoint(
   return false
 }
 
-/** The check at start and hourly; the anchoring tried hourly (one instance sends once a day). */
+/**
+ * The check at start and hourly; the anchoring tried hourly (one instance sends once a day). Not
+ * lib/periodic's work: closing does not wait for a check, which at start reads the whole log
+ * (seconds at millions of events) and cannot stop halfway; one cut short is run at the next start.
+ */
 export function installAuditMonitor(app: FastifyInstance, deps: Deps): void {
   const timers: NodeJS.Timeout[] = []
   let started = false

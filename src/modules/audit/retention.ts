@@ -13,6 +13,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
+import { runWhileOpen } from '../../plugins/periodic.js'
 import { materializeTree } from './checkpoints.js'
 import { recordAudit } from './service.js'
 import { REDACT_ACTION } from './verify.js'
@@ -98,38 +99,37 @@ async function redactionRecord(tx: Executor, deps: Deps, leaves: number[]): Prom
   )
 }
 
-/** Removes failed sign-in events older than the retention; returns how many. */
-export async function purgeExpiredFailedSignIns(deps: Deps): Promise<number> {
+/**
+ * Removes failed sign-in events older than the retention, a batch at a time; returns how many. An
+ * aborted `signal` (the service closing) stops it before the next batch.
+ */
+export async function purgeExpiredFailedSignIns(deps: Deps, signal?: AbortSignal): Promise<number> {
   const before = new Date(
     deps.clock.now().getTime() - deps.config.failedLoginRetentionDays * 86_400_000,
   ).toISOString()
   let total = 0
-  for (;;) {
+  while (!signal?.aborted) {
     const removed = await deleteBatch(deps, before)
     total += removed
-    if (removed < BATCH) return total
+    if (removed < BATCH) break
   }
+  return total
 }
 
 /** Runs the purge when the application is ready and then hourly, until it closes. */
 export function installAuditRetention(app: FastifyInstance, deps: Deps): void {
-  let timer: NodeJS.Timeout | undefined
-  const run = () => {
-    purgeExpiredFailedSignIns(deps).then(
-      (removed) =>
-        removed > 0 &&
-        deps.logger.info({ removed }, 'purged failed sign-in audit events past their retention'),
-      (error: Error) =>
-        deps.logger.warn(
-          { error: { message: error.message } },
-          'could not purge old failed sign-in audit events',
-        ),
-    )
-  }
-  app.addHook('onReady', async () => {
-    run()
-    timer = setInterval(run, PURGE_INTERVAL_MS)
-    timer.unref()
+  runWhileOpen(app, {
+    everyMs: PURGE_INTERVAL_MS,
+    atReady: true,
+    pass: async (signal) => {
+      const removed = await purgeExpiredFailedSignIns(deps, signal)
+      if (removed > 0)
+        deps.logger.info({ removed }, 'purged failed sign-in audit events past their retention')
+    },
+    onError: (error) =>
+      deps.logger.warn(
+        { error: { message: error.message } },
+        'could not purge old failed sign-in audit events',
+      ),
   })
-  app.addHook('onClose', async () => clearInterval(timer))
 }

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { AppError } from '../../errors.js'
 import { addSeconds } from '../../lib/time.js'
+import { runWhileOpen } from '../../plugins/periodic.js'
 import { isMailConfigured, sendMail } from '../mail/service.js'
 import type { NotificationKind, NotificationParams } from './kinds.js'
 import { claimRow, findDueRows, finishRow, retryRowAt, type OutboxRow } from './repo.js'
@@ -76,37 +77,25 @@ async function deliver(deps: Deps, row: OutboxRow): Promise<void> {
 }
 
 /** One pass over the due rows; resolves when each has been attempted. */
-export async function sendDueNotifications(deps: Deps): Promise<void> {
+export async function sendDueNotifications(deps: Deps, signal?: AbortSignal): Promise<void> {
   const rows = await findDueRows(deps.db, deps.clock.now().toISOString(), BATCH)
-  for (const row of rows) await deliver(deps, row)
+  for (const row of rows) {
+    // Closing: the rows not yet claimed stay due for the next start (or another instance).
+    if (signal?.aborted) return
+    await deliver(deps, row)
+  }
 }
 
-/** Polls from `onReady` until the application closes; one pass at a time. */
+/** Polls every second from `onReady` until the application closes; one pass at a time. */
 export function installNotificationSender(app: FastifyInstance, deps: Deps): void {
-  let timer: NodeJS.Timeout | undefined
-  let running = false
-  let closed = false
-  const tick = () => {
-    if (running || closed) return
-    running = true
-    sendDueNotifications(deps)
-      .catch((error: Error) => {
-        if (!closed)
-          deps.logger.warn(
-            { error: { message: error.message } },
-            'could not process the security notification outbox',
-          )
-      })
-      .finally(() => {
-        running = false
-      })
-  }
-  app.addHook('onReady', async () => {
-    timer = setInterval(tick, POLL_INTERVAL_MS)
-    timer.unref()
-  })
-  app.addHook('onClose', async () => {
-    closed = true
-    clearInterval(timer)
+  runWhileOpen(app, {
+    everyMs: POLL_INTERVAL_MS,
+    atReady: false,
+    pass: (signal) => sendDueNotifications(deps, signal),
+    onError: (error) =>
+      deps.logger.warn(
+        { error: { message: error.message } },
+        'could not process the security notification outbox',
+      ),
   })
 }

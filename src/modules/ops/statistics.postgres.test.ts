@@ -1,6 +1,7 @@
 /**
  * The planner statistics the service keeps current on PostgreSQL: a table changed by more than
- * autovacuum's threshold is analyzed (at start and every minute), once, by one instance at a time.
+ * autovacuum's threshold is analyzed (at start and every minute), once, by one instance at a time,
+ * and not by an instance that is closing.
  */
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
@@ -62,6 +63,15 @@ describe('planner statistics on PostgreSQL', () => {
       expect(await t.deps.db.transaction().execute((tx) => analyzeTable(tx, 'tags'))).toBe(false)
     })
     expect(await t.deps.db.transaction().execute((tx) => analyzeTable(tx, 'tags'))).toBe(true)
+  })
+
+  it('analyzes nothing once its signal is aborted (the service closing)', async () => {
+    await insertTags(300)
+    await expect.poll(() => findStaleTables(t.deps.db), { timeout: 10_000 }).toContain('tags')
+    const before = await lastAnalyzed('tags')
+    expect(await refreshStaleStatistics(t.deps, AbortSignal.abort())).toEqual([])
+    expect(await lastAnalyzed('tags')).toBe(before)
+    expect(await findStaleTables(t.deps.db)).toContain('tags')
   })
 
   it('runs when an instance starts', async () => {

@@ -10,15 +10,20 @@
 import type { FastifyInstance } from 'fastify'
 import type { Deps } from '../../deps.js'
 import { isPostgres } from '../../db/engine.js'
+import { runWhileOpen } from '../../plugins/periodic.js'
 import { analyzeTable, findStaleTables } from './statistics.repo.js'
 
 const INTERVAL_MS = 60_000
 
-/** Analyzes every stale table, one transaction each; returns those analyzed. */
-export async function refreshStaleStatistics(deps: Deps): Promise<string[]> {
+/**
+ * Analyzes every stale table, one transaction each; returns those analyzed. An aborted `signal`
+ * (the service closing) leaves the tables not yet begun to the next look.
+ */
+export async function refreshStaleStatistics(deps: Deps, signal?: AbortSignal): Promise<string[]> {
   if (!isPostgres(deps.db)) return []
   const analyzed: string[] = []
   for (const name of await findStaleTables(deps.db)) {
+    if (signal?.aborted) break
     if (await deps.db.transaction().execute((tx) => analyzeTable(tx, name))) analyzed.push(name)
   }
   return analyzed
@@ -27,31 +32,17 @@ export async function refreshStaleStatistics(deps: Deps): Promise<string[]> {
 /** Runs the refresh when the application is ready and then every minute, until it closes. */
 export function installStatisticsKeeper(app: FastifyInstance, deps: Deps): void {
   if (!isPostgres(deps.db)) return
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<unknown> | null = null
-  const run = () => {
-    running ??= refreshStaleStatistics(deps)
-      .then(
-        (tables) =>
-          tables.length > 0 && deps.logger.info({ tables }, 'refreshed planner statistics'),
-        (error: Error) =>
-          deps.logger.warn(
-            { error: { message: error.message } },
-            'could not refresh the planner statistics',
-          ),
-      )
-      .finally(() => {
-        running = null
-      })
-  }
-  app.addHook('onReady', async () => {
-    run()
-    timer = setInterval(run, INTERVAL_MS)
-    timer.unref()
-  })
-  // A refresh under way ends before the pools close.
-  app.addHook('onClose', async () => {
-    clearInterval(timer)
-    await running
+  runWhileOpen(app, {
+    everyMs: INTERVAL_MS,
+    atReady: true,
+    pass: async (signal) => {
+      const tables = await refreshStaleStatistics(deps, signal)
+      if (tables.length > 0) deps.logger.info({ tables }, 'refreshed planner statistics')
+    },
+    onError: (error) =>
+      deps.logger.warn(
+        { error: { message: error.message } },
+        'could not refresh the planner statistics',
+      ),
   })
 }
