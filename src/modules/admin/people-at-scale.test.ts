@@ -69,15 +69,22 @@ beforeAll(async () => {
   if (t.database.engine === 'postgres') await sql`analyze scim_users`.execute(t.deps.db)
 }, 300_000)
 
-async function searchUsers(q: string) {
+async function searchUsers(q: string, limit = 50, cursor?: string) {
+  const query = { q, limit: String(limit), ...(cursor !== undefined && { cursor }) }
   const response = await t.app.inject({
     method: 'GET',
-    url: `/api/admin/users?${new URLSearchParams({ q, limit: '50' }).toString()}`,
+    url: `/api/admin/users?${new URLSearchParams(query).toString()}`,
     headers: bearer(admin.token),
   })
   expect(response.statusCode).toBe(200)
-  return response.json<{ items: { id: string; email: string; name: string }[] }>()
+  return response.json<{
+    items: { id: string; email: string; name: string }[]
+    next_cursor: string | null
+  }>()
 }
+
+/** The search's statement: the trigram LIKE on PostgreSQL, the FTS5 table on SQLite. */
+const SEARCH_STATEMENT = /users_fts|from "users".* like /s
 
 /** On PostgreSQL no table of people is read whole and few buffers are touched. */
 async function expectPostgresIndexed(statement: Statement, index: RegExp): Promise<void> {
@@ -91,17 +98,29 @@ async function expectPostgresIndexed(statement: Statement, index: RegExp): Promi
 
 describe(`GET /api/admin/users?q= with ${PEOPLE} people and 100,000 links`, () => {
   it('reads a word’s matches through the trigram index and lists exactly those people', async () => {
-    const statements = await statementsOf(/from "users".* like /s, () => searchUsers('quokka'))
+    const statements = await statementsOf(SEARCH_STATEMENT, () => searchUsers('quokka'))
     expect(statements).toHaveLength(1)
     const statement = statements[0]!
     if (t.database.engine === 'postgres') {
       await expectPostgresIndexed(statement, /users_search_trgm_idx/)
     } else {
+      // The page is decided in the search rows, each read by its integer key; then the page's
+      // users by their ids. No table is read whole.
       const plan = await sqlitePlanOf(t, statement)
-      expect(plan.join('\n')).toMatch(/SCAN users_fts VIRTUAL TABLE INDEX/)
+      const text = plan.join('\n')
+      // The phrase decides: no LIKE reads each match's user.
+      expect(statement.text).not.toMatch(/ like /i)
+      // Ordered and cut twice: the matches' search rows, then the page's users.
       expect(
-        plan.filter((step) => /^SCAN users\b/.test(step)),
-        plan.join('\n'),
+        plan.filter((step) => step === 'USE TEMP B-TREE FOR ORDER BY'),
+        text,
+      ).toHaveLength(2)
+      expect(text).toMatch(/SCAN users_fts VIRTUAL TABLE INDEX/)
+      expect(text).toMatch(/SEARCH user_search_rows USING INTEGER PRIMARY KEY \(rowid=\?\)/)
+      expect(text).toMatch(/SEARCH users USING INDEX sqlite_autoindex_users_1 \(id=\?\)/)
+      expect(
+        plan.filter((step) => /^SCAN (users|user_search_rows)\b/.test(step)),
+        text,
       ).toEqual([])
     }
     const found = await searchUsers('quokka')
@@ -116,9 +135,7 @@ describe(`GET /api/admin/users?q= with ${PEOPLE} people and 100,000 links`, () =
     // every person was the planner's choice while each column had an index of its own. (SQLite
     // prepares a text once: its plan is the one the test above holds.)
     if (t.database.engine === 'postgres') {
-      const statements = await statementsOf(/from "users".* like /s, () =>
-        searchUsers('person-424'),
-      )
+      const statements = await statementsOf(SEARCH_STATEMENT, () => searchUsers('person-424'))
       expect(statements).toHaveLength(1)
       await expectPostgresIndexed(statements[0]!, /users_search_trgm_idx/)
     }
@@ -126,6 +143,25 @@ describe(`GET /api/admin/users?q= with ${PEOPLE} people and 100,000 links`, () =
     expect(found.items.map((item) => item.id)).toEqual(
       [4249, 4248, 4247, 4246, 4245, 4244, 4243, 4242, 4241, 4240].map(idOf),
     )
+  })
+
+  it('pages a search by its cursor, newest first, without a person twice', async () => {
+    const seen: string[] = []
+    let cursor: string | undefined
+    for (let page = 0; page < 5; page++) {
+      const found = await searchUsers('person-424', 4, cursor)
+      seen.push(...found.items.map((item) => item.id))
+      if (found.next_cursor === null) break
+      cursor = found.next_cursor
+    }
+    expect(seen).toEqual([4249, 4248, 4247, 4246, 4245, 4244, 4243, 4242, 4241, 4240].map(idOf))
+  })
+
+  it('folds the case of letters beyond ASCII, on both engines', async () => {
+    const ids = async (q: string) => (await searchUsers(q)).items.map((item) => item.id).sort()
+    const expected = [123, 1230, 1231, 1232, 1233, 1234, 1235, 1236, 1237, 1238, 1239].map(idOf)
+    expect(await ids('ölund123')).toEqual(expected.sort())
+    expect(await ids('ÖLUND123')).toEqual(expected.sort())
   })
 
   it('finds a prefix of an email, and a name ignoring case, among 5,000', async () => {

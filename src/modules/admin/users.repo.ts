@@ -2,7 +2,7 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 import { isPostgres } from '../../db/engine.js'
-import { newestFirst, type PageWindow } from '../../db/keyset.js'
+import { assertIssuedCursor, newestFirst, type PageWindow } from '../../db/keyset.js'
 import { anyContains, containing } from '../../db/text-search.js'
 import { secondFactorExists } from '../../identity/second-factor.js'
 import { USER_COLUMNS, toUserRecord, type UserRecord } from '../../identity/user.js'
@@ -36,22 +36,42 @@ export async function findAdminUser(ex: Executor, id: string): Promise<AdminUser
 const TRIGRAM = 3
 
 /**
- * True where the user's email or name contains `q`, ignoring case. From 3 characters on, the
- * candidates come from trigrams: on PostgreSQL the pg_trgm index over both columns' text answers
- * the first LIKE (migration 0106_user_search_one_index), on SQLite the FTS5 table narrows the users
- * to its matches (it folds case more widely than SQLite's lower()); either way the LIKE on each
- * column decides. A shorter term reads every user.
+ * True where the user's email or name contains `q`, ignoring case. From 3 characters on, on
+ * PostgreSQL, the pg_trgm index over both columns' text answers the first LIKE (migration
+ * 0106_user_search_one_index) and the LIKE on each column decides; SQLite reads such a search from
+ * its search rows instead (searchPageIds). A shorter term reads every user.
  */
 function matchesSearch(ex: Executor, q: string) {
   const contains = anyContains(['users.email', 'users.name'], q)
-  if ([...q].length < TRIGRAM) return contains
-  if (isPostgres(ex)) {
-    const both = sql`lower(${sql.ref('users.email')} || ' ' || ${sql.ref('users.name')})`
-    return sql<boolean>`(${both} like lower(${containing(q)}) escape '\\' and ${contains})`
-  }
+  if ([...q].length < TRIGRAM || !isPostgres(ex)) return contains
+  const both = sql`lower(${sql.ref('users.email')} || ' ' || ${sql.ref('users.name')})`
+  return sql<boolean>`(${both} like lower(${containing(q)}) escape '\\' and ${contains})`
+}
+
+/** SQLite answers a search of 3 characters or more from its trigram index and search rows. */
+function searchTablePages(ex: Executor, q: string): boolean {
+  return !isPostgres(ex) && [...q].length >= TRIGRAM
+}
+
+/**
+ * SQLite: the ids of a search page, decided in the search rows alone. The FTS5 trigram phrase finds
+ * the matches — a substring of the email or of the name, ignoring case with Unicode's case folding
+ * as PostgreSQL's lower() (SQLite's LIKE folds only ASCII) — and each match's row of
+ * `user_search_rows`, read by its integer key, holds the user's id and creation time, so a search
+ * reads one small row per match and only the page's users (migration 0117_user_search_rows_order).
+ */
+function searchPageIds(q: string, window: PageWindow) {
   const phrase = `"${q.replaceAll('"', '""')}"`
-  const candidates = sql`select user_search_rows.user_id from user_search_rows where user_search_rows.id in (select users_fts.rowid from users_fts where users_fts match ${phrase})`
-  return sql<boolean>`(${sql.ref('users.id')} in (${candidates}) and ${contains})`
+  const conditions = [
+    sql<boolean>`user_search_rows.id in (select users_fts.rowid from users_fts where users_fts match ${phrase})`,
+  ]
+  if (window.after !== null)
+    conditions.push(
+      sql<boolean>`(user_search_rows.created_at, user_search_rows.user_id) < (${window.after[0]}, ${window.after[1]})`,
+    )
+  return sql<{
+    user_id: string
+  }>`(select user_search_rows.user_id from user_search_rows where ${sql.join(conditions, sql` and `)} order by user_search_rows.created_at desc, user_search_rows.user_id desc limit ${window.limit + 1})`
 }
 
 /** Users newest first; with `q`, those whose email or name contains it, ignoring case. */
@@ -60,6 +80,16 @@ export async function listAdminUsers(
   q: string | null,
   window: PageWindow,
 ): Promise<AdminUserRecord[]> {
+  assertIssuedCursor(window)
+  if (q !== null && searchTablePages(ex, q)) {
+    // Joined to the page's ids: an `in (…)` of them read slower (1.1 against 0.64 ms for 1,111
+    // matches of 10,000 people).
+    const page = ex
+      .selectFrom(searchPageIds(q, window).as('page'))
+      .innerJoin('users', 'users.id', 'page.user_id')
+      .select(ADMIN_USER_COLUMNS)
+    return (await newestFirst(page, window, 'users').execute()).map(toAdminUserRecord)
+  }
   let query = ex.selectFrom('users').select(ADMIN_USER_COLUMNS)
   if (q !== null) query = query.where(matchesSearch(ex, q))
   return (await newestFirst(query, window, 'users').execute()).map(toAdminUserRecord)

@@ -188,7 +188,9 @@ describe('authenticating with a token', () => {
     expect(ip.last_used_ip).toBe('127.0.0.1')
     const listed = (
       await t.app.inject({ method: 'GET', url: '/api/tokens', headers: bearer(user.token) })
-    ).json().items.find((item: { id: string }) => item.id === id)
+    )
+      .json()
+      .items.find((item: { id: string }) => item.id === id)
     expect(listed).toMatchObject({ last_used_at: first, last_used_ip: '127.0.0.1' })
     t.clock.advance(10)
     await me(token)
