@@ -50,6 +50,7 @@ import * as m0114 from './0114_link_owner_url_indexes.js'
 import * as m0115 from './0115_link_search_index_only.js'
 import * as m0116 from './0116_link_search_merge.js'
 import * as m0117 from './0117_user_search_rows_order.js'
+import * as m0118 from './0118_user_search_stored_lower.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -104,4 +105,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0115_link_search_index_only': m0115,
   '0116_link_search_merge': m0116,
   '0117_user_search_rows_order': m0117,
+  '0118_user_search_stored_lower': m0118,
 }

@@ -102,7 +102,7 @@ describe(`GET /api/admin/users?q= with ${PEOPLE} people and 100,000 links`, () =
     expect(statements).toHaveLength(1)
     const statement = statements[0]!
     if (t.database.engine === 'postgres') {
-      await expectPostgresIndexed(statement, /users_search_trgm_idx/)
+      await expectPostgresIndexed(statement, /users_search_lower_trgm_idx/)
     } else {
       // The page is decided in the search rows, each read by its integer key; then the page's
       // users by their ids. No table is read whole.
@@ -137,7 +137,7 @@ describe(`GET /api/admin/users?q= with ${PEOPLE} people and 100,000 links`, () =
     if (t.database.engine === 'postgres') {
       const statements = await statementsOf(SEARCH_STATEMENT, () => searchUsers('person-424'))
       expect(statements).toHaveLength(1)
-      await expectPostgresIndexed(statements[0]!, /users_search_trgm_idx/)
+      await expectPostgresIndexed(statements[0]!, /users_search_lower_trgm_idx/)
     }
     const found = await searchUsers('person-424')
     expect(found.items.map((item) => item.id)).toEqual(

@@ -37,15 +37,17 @@ const TRIGRAM = 3
 
 /**
  * True where the user's email or name contains `q`, ignoring case. From 3 characters on, on
- * PostgreSQL, the pg_trgm index over both columns' text answers the first LIKE (migration
- * 0106_user_search_one_index) and the LIKE on each column decides; SQLite reads such a search from
- * its search rows instead (searchPageIds). A shorter term reads every user.
+ * PostgreSQL, the pg_trgm index over the lower-cased copies' text answers the first LIKE, and the
+ * LIKE on each copy decides (a term spanning the space matches the text only; migration
+ * 0118_user_search_stored_lower); SQLite reads such a search from its search rows instead
+ * (searchPageIds). A shorter term reads every user.
  */
 function matchesSearch(ex: Executor, q: string) {
-  const contains = anyContains(['users.email', 'users.name'], q)
-  if ([...q].length < TRIGRAM || !isPostgres(ex)) return contains
-  const both = sql`lower(${sql.ref('users.email')} || ' ' || ${sql.ref('users.name')})`
-  return sql<boolean>`(${both} like lower(${containing(q)}) escape '\\' and ${contains})`
+  if ([...q].length < TRIGRAM || !isPostgres(ex))
+    return anyContains(['users.email', 'users.name'], q)
+  const pattern = sql`lower(${containing(q)})`
+  const [email, name] = [sql.ref('users.email_lower'), sql.ref('users.name_lower')]
+  return sql<boolean>`((${email} || ' ' || ${name}) like ${pattern} escape '\\' and (${email} like ${pattern} escape '\\' or ${name} like ${pattern} escape '\\'))`
 }
 
 /** SQLite answers a search of 3 characters or more from its trigram index and search rows. */
