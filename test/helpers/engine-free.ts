@@ -1,0 +1,46 @@
+/**
+ * Test files that never open a database (pure functions, parsers, the build's own scripts): they
+ * run in the SQLite project only, as on PostgreSQL they ran the same code a second time
+ * (vitest.config.ts). test/engine-free.test.ts holds each of them to that: a file listed here that
+ * opened a database would lose its PostgreSQL run without a sound.
+ */
+export const ENGINE_FREE: readonly string[] = [
+  'src/config.test.ts',
+  'src/db/drivers/pg-hot-read.test.ts',
+  'src/db/postgres.test.ts',
+  'src/identity/token-format.test.ts',
+  'src/lib/attempt-budget.test.ts',
+  'src/lib/crypto.test.ts',
+  'src/lib/go-template.test.ts',
+  'src/lib/heap-release.test.ts',
+  'src/lib/idle-collection.test.ts',
+  'src/lib/merkle.test.ts',
+  'src/lib/metrics.test.ts',
+  'src/lib/page-reader.test.ts',
+  'src/lib/password.test.ts',
+  'src/lib/periodic.test.ts',
+  'src/lib/stepwise-work.test.ts',
+  'src/modules/ai/client.test.ts',
+  'src/modules/audit/export-lines.test.ts',
+  'src/modules/audit/fact-keys.test.ts',
+  'src/modules/audit/leaf.test.ts',
+  'src/modules/go/page-text.test.ts',
+  'src/modules/links/bookmarks/candidate.test.ts',
+  'src/modules/links/bookmarks/read-parts.test.ts',
+  'src/modules/mail/mailer.test.ts',
+  'src/modules/organizations/roles.test.ts',
+  'src/modules/scim/patch.property.test.ts',
+  'src/modules/scim/patch.test.ts',
+  'src/modules/suggestions/answer.test.ts',
+  'src/node-version.test.ts',
+  'src/plugins/periodic.test.ts',
+  'src/plugins/request-logger.test.ts',
+  'src/process-settings.test.ts',
+  'test/bundle-stand-ins.test.ts',
+  'test/deploy.test.ts',
+  'test/engine-free.test.ts',
+  'test/internals.canary.test.ts',
+  'test/licences.test.ts',
+  'test/module-layers.test.ts',
+  'test/rfc6238.test.ts',
+]
