@@ -12,7 +12,7 @@ const ROOT = path.resolve(import.meta.dirname, '..')
 
 /** What a test that opens a database imports or calls. */
 const OPENS_A_DATABASE =
-  /helpers\/(app|database|factories|query-plans|scim)\.js|\bcreateDeps\(|\bmigrateToLatest\(|\bcreateTestDatabase\(/
+  /helpers\/(app|database|factories|query-plans|scim|standalone-deps)\.js|\bcreateDeps\(|\bmigrateToLatest\(|\bcreateTestDatabase\(/
 
 describe('the engine-free test files', () => {
   it.each(ENGINE_FREE)('%s exists and opens no database', (file) => {

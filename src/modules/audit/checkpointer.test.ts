@@ -5,18 +5,10 @@
  * events or more are covered at its next look (a tenth of a second), fewer wait until a second has
  * passed since the last checkpoint, and nothing is signed while nothing arrives.
  */
-import fs from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  createTestDatabase,
-  makeTempDir,
-  type TestDatabase,
-} from '../../../test/helpers/database.js'
-import { parseConfig } from '../../config.js'
-import { migrateToLatest } from '../../db/migrate.js'
-import { createDeps, type Deps } from '../../deps.js'
-import { createLogger } from '../../logger.js'
+import { standaloneDeps, type StandaloneDeps } from '../../../test/helpers/standalone-deps.js'
+import type { Deps } from '../../deps.js'
 import {
   CHECKPOINT_EVENTS,
   CHECKPOINT_INTERVAL_MS,
@@ -27,31 +19,20 @@ import {
 import { insertAuditEvents, type AuditEvent } from './repo.js'
 import { findLatestCheckpoint, readTreeSize } from './tree.repo.js'
 
-let dataDir: string
-let database: TestDatabase
+let standalone: StandaloneDeps
 let deps: Deps
 let checkpointer: Checkpointer
 const problems: Error[] = []
 
 beforeAll(async () => {
-  dataDir = makeTempDir()
-  database = await createTestDatabase(dataDir)
-  const config = parseConfig({
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    PUBLIC_URL: 'http://switchboard.test',
-    LOG_LEVEL: 'silent',
-  })
-  deps = createDeps(config, { logger: createLogger(config) })
-  await migrateToLatest(deps.database)
+  standalone = await standaloneDeps()
+  deps = standalone.deps
   checkpointer = startCheckpointer(deps, (error) => problems.push(error))
 })
 
 afterAll(async () => {
   await checkpointer?.stop()
-  await deps?.close()
-  await database?.drop()
-  fs.rmSync(dataDir, { recursive: true, force: true })
+  await standalone?.close()
 })
 
 function events(count: number): AuditEvent[] {

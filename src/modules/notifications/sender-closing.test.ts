@@ -3,43 +3,22 @@
  * the rows it left are due for the next pass. Run over the service's dependencies without an app,
  * so no background sender takes the rows meanwhile.
  */
-import fs from 'node:fs'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  createTestDatabase,
-  makeTempDir,
-  type TestDatabase,
-} from '../../../test/helpers/database.js'
-import { parseConfig } from '../../config.js'
-import { migrateToLatest } from '../../db/migrate.js'
-import { createDeps, type Deps } from '../../deps.js'
-import { createLogger } from '../../logger.js'
+import { standaloneDeps, type StandaloneDeps } from '../../../test/helpers/standalone-deps.js'
+import type { Deps } from '../../deps.js'
 import { insertOutboxRow } from './repo.js'
 import { sendDueNotifications } from './sender.js'
 
-let dataDir: string
-let database: TestDatabase
+let standalone: StandaloneDeps
 let deps: Deps
 
 beforeAll(async () => {
-  dataDir = makeTempDir()
-  database = await createTestDatabase(dataDir)
-  const config = parseConfig({
-    DATA_DIR: dataDir,
-    DATABASE_URL: database.url,
-    PUBLIC_URL: 'http://switchboard.test',
-    LOG_LEVEL: 'silent',
-  })
-  deps = createDeps(config, { logger: createLogger(config) })
-  await migrateToLatest(deps.database)
+  standalone = await standaloneDeps()
+  deps = standalone.deps
 })
 
-afterAll(async () => {
-  await deps?.close()
-  await database?.drop()
-  fs.rmSync(dataDir, { recursive: true, force: true })
-})
+afterAll(async () => standalone?.close())
 
 async function outbox() {
   return deps.db
