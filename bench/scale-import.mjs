@@ -22,7 +22,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { memoryMiB } from './proc.mjs'
-import { measure, prepareDatabase, serviceEnv, start, stop } from './scale.mjs'
+import { auditedTeamPatch, measure, prepareDatabase, serviceEnv, start, stop } from './scale.mjs'
 
 const { values } = parseArgs({
   options: {
@@ -214,15 +214,7 @@ function operations(c) {
     name,
     request: () => ({ url, token: scim ? c.scim : c.token }),
   }))
-  ops.push({
-    name: 'PATCH /api/admin/teams/:id (audited)',
-    request: (i) => ({
-      method: 'PATCH',
-      url: `/api/admin/teams/${c.teams[i % c.teams.length]}`,
-      token: c.token,
-      body: { description: `Scale run ${i}` },
-    }),
-  })
+  ops.push(auditedTeamPatch(c.teams, c.token))
   return ops
 }
 

@@ -334,16 +334,21 @@ function operations(ctx) {
       }),
       check: expectItems(1),
     },
-    {
-      name: 'PATCH /api/admin/teams/:id (audited)',
-      request: (i) => ({
-        method: 'PATCH',
-        url: `/api/admin/teams/${ctx.teams[i % ctx.teams.length]}`,
-        token: ctx.admin,
-        body: { description: `Scale run ${i}` },
-      }),
-    },
+    auditedTeamPatch(ctx.teams, ctx.admin),
   ]
+}
+
+/** The audited write of both scale benches: a `PATCH` of one of `teams` in turn. */
+export function auditedTeamPatch(teams, token) {
+  return {
+    name: 'PATCH /api/admin/teams/:id (audited)',
+    request: (i) => ({
+      method: 'PATCH',
+      url: `/api/admin/teams/${teams[i % teams.length]}`,
+      token,
+      body: { description: `Scale run ${i}` },
+    }),
+  }
 }
 
 export function serviceEnv(db, dataDir) {

@@ -22,3 +22,23 @@ export function anyLike(columns: readonly string[], pattern: string): RawBuilder
   )
   return sql<boolean>`(${sql.join(matches, sql` or `)})`
 }
+
+/**
+ * True where `expression`, already lower-cased (a stored copy), contains `text` ignoring case:
+ * only the pattern is lowered.
+ */
+export function loweredContains(
+  expression: RawBuilder<unknown>,
+  text: string,
+): RawBuilder<boolean> {
+  return sql<boolean>`${expression} like lower(${containing(text)}) escape '\\'`
+}
+
+/**
+ * The term as one SQLite FTS5 phrase. With the trigram tokenizer its trigrams in a row are the
+ * term as a substring of one column, case folded as Unicode folds it — where SQLite's LIKE and
+ * lower() fold only ASCII, so that `ärger` finds "Ärger" as PostgreSQL's lower() does.
+ */
+export function ftsPhrase(term: string): string {
+  return `"${term.replaceAll('"', '""')}"`
+}

@@ -5,9 +5,8 @@ import type { MigrationEngine } from './column-types.js'
  * PostgreSQL: the administrators' user search compares lower-cased copies of the email and the
  * name, kept by PostgreSQL itself (stored generated columns), and its trigram index covers their
  * text instead of lower(email || ' ' || name). A search rechecks every candidate the index gives,
- * and lower() under a UTF-8 locale was most of that work: 1,111 candidates of 10,000 people took
- * 1.9 ms, 1.3 with the copies (docs/decisions/0072-user-search-stored-lower-case.md). Nothing
- * changes on SQLite.
+ * and lower() under a UTF-8 locale is most of that work when computed at each search
+ * (docs/decisions/0072-user-search-stored-lower-case.md). Nothing changes on SQLite.
  */
 export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   if (engine !== 'postgres') return

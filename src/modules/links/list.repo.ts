@@ -8,7 +8,7 @@ import type { Executor } from '../../db/schema.js'
 import { assertIssuedCursor, keyset, newestFirst, type PageWindow } from '../../db/keyset.js'
 import { invalidField } from '../../errors.js'
 import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
-import { anyContains } from '../../db/text-search.js'
+import { anyContains, ftsPhrase } from '../../db/text-search.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import {
@@ -75,15 +75,6 @@ function matchesSearch(ex: Executor, q: string) {
     return anyContains(['links.title', 'links.url', 'links.slug'], q)
   const matches = sql`select link_search_rows.link_id from link_search_rows where link_search_rows.id in (${ftsMatches(ftsPhrase(q))})`
   return sql<boolean>`${sql.ref('links.id')} in (${matches})`
-}
-
-/**
- * The term as one FTS5 phrase. Its trigrams in a row are the term as a substring of one column,
- * case folded as Unicode folds it — where SQLite's LIKE and lower() fold only ASCII, so that
- * `ärger` finds "Ärger" as PostgreSQL's lower() does (migration 0115_link_search_index_only).
- */
-function ftsPhrase(q: string): string {
-  return `"${q.replaceAll('"', '""')}"`
 }
 
 /** The search rows (`link_search_rows.id`) whose link's text holds the phrase. */
