@@ -534,6 +534,59 @@ export async function findScimUserByExternalId(
   return row === undefined ? null : toRow(row)
 }
 
+/** Who holds a userName and an externalId: the accounts a write must not collide with. */
+export interface UniquenessHolders {
+  /** As findScimUserByUserName finds it. */
+  userName: string | null
+  /** As findScimUserByExternalId finds it; null when no externalId was asked about. */
+  externalId: string | null
+}
+
+const HOLDS = { scimUserName: 1, email: 2, scopedExternalId: 3, unscopedExternalId: 4 } as const
+
+/**
+ * The ids findScimUserByUserName and findScimUserByExternalId would find, in one statement (a
+ * write's uniqueness check runs on every SCIM create and replace): each branch reads through the
+ * same unique index as its lookup, and the order of preference is decided here.
+ */
+export async function findUniquenessHolders(
+  ex: Executor,
+  userName: string,
+  external: { id: string; scope: string } | null,
+): Promise<UniquenessHolders> {
+  const lower = userName.toLowerCase()
+  const holds = (kind: number) => sql.lit(kind).as('holds')
+  let query = ex
+    .selectFrom('scim_users')
+    .select(['scim_users.user_id as id', holds(HOLDS.scimUserName)])
+    .where('scim_users.user_name_lower', '=', lower)
+    .unionAll(
+      ex
+        .selectFrom('users')
+        .leftJoin('scim_users', 'scim_users.user_id', 'users.id')
+        .select(['users.id as id', holds(HOLDS.email)])
+        .where('users.email', '=', lower)
+        .where('scim_users.user_id', 'is', null),
+    )
+  if (external !== null) {
+    const byExternal = (kind: number) =>
+      ex
+        .selectFrom('scim_users')
+        .select(['scim_users.user_id as id', holds(kind)])
+        .where('scim_users.external_id', '=', external.id)
+    query = query
+      .unionAll(byExternal(HOLDS.scopedExternalId).where('external_id_scope', '=', external.scope))
+      .unionAll(byExternal(HOLDS.unscopedExternalId).where('external_id_scope', 'is', null))
+  }
+  const rows = await query.execute()
+  const first = (...kinds: number[]) =>
+    kinds.map((kind) => rows.find((row) => Number(row.holds) === kind)).find(Boolean)?.id ?? null
+  return {
+    userName: first(HOLDS.scimUserName, HOLDS.email),
+    externalId: first(HOLDS.scopedExternalId, HOLDS.unscopedExternalId),
+  }
+}
+
 export async function userIdByEmail(ex: Executor, email: string): Promise<string | null> {
   return (
     (await ex.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())?.id ??

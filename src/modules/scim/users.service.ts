@@ -29,7 +29,7 @@ import { deleteUnusedResetLinks } from '../../identity/reset-links.repo.js'
 import { findSettingRow } from '../settings/repo.js'
 import { revokeAllApiTokens } from '../../identity/api-tokens.repo.js'
 import { lockActiveAdminIds, passwordColumns, updateUser, findUserById } from '../users/repo.js'
-import { findPasswordHash } from '../../identity/user.js'
+import { findPasswordHash, type UserRecord } from '../../identity/user.js'
 import { deleteUserKeepingInvariants, insertNewUser, prepareNewUser } from '../users/service.js'
 import { conflict, notFound, ScimError } from './errors.js'
 import type { ScimActor } from './http.js'
@@ -41,6 +41,7 @@ import {
   findScimUser,
   findScimUserByExternalId,
   findScimUserByUserName,
+  findUniquenessHolders,
   countScimUsers,
   hasScimFields,
   pageScimUsers,
@@ -262,14 +263,13 @@ async function assertUserNameFree(
   model: UserModel,
   exceptId: string | null,
 ): Promise<void> {
-  const byName = await findScimUserByUserName(ex, model.userName)
-  if (byName !== null && byName.id !== exceptId)
+  const external =
+    model.externalId === null ? null : { id: model.externalId, scope: actor.credential.id }
+  const holders = await findUniquenessHolders(ex, model.userName, external)
+  if (holders.userName !== null && holders.userName !== exceptId)
     throw conflict('A user with this userName already exists.', model.userName)
-  if (model.externalId !== null) {
-    const byExternal = await findScimUserByExternalId(ex, model.externalId, actor.credential.id)
-    if (byExternal !== null && byExternal.id !== exceptId)
-      throw conflict('A user with this externalId already exists.', model.userName)
-  }
+  if (holders.externalId !== null && holders.externalId !== exceptId)
+    throw conflict('A user with this externalId already exists.', model.userName)
 }
 
 export async function createScimUser(
@@ -296,11 +296,12 @@ export async function createScimUser(
       ),
     )
   row.disabled = !model.active
-  const id = await uniquely(model.userName, () =>
+  const created = await uniquely(model.userName, () =>
     deps.db.transaction().execute(async (tx) => {
       await assertUserNameFree(tx, actor, model, null)
       const user = await insertNewUser(tx, row)
-      await upsertScimFields(tx, user.id, fieldsOf(model, actor, null))
+      const fields = fieldsOf(model, actor, null)
+      await upsertScimFields(tx, user.id, fields)
       await recordAudit(tx, deps.clock, actor.ctx, {
         action: 'scim.user_create',
         actor: auditActor(actor),
@@ -311,10 +312,16 @@ export async function createScimUser(
           has_password: model.password !== null,
         },
       })
-      return user.id
+      return createdRow(user, fields)
     }),
   )
-  return renderUser(deps, actor, id, baseUrl)
+  return toScimUser(visibleTo(created, actor.credential.id), baseUrl)
+}
+
+/** A new account as findScimUser reads it back: what its two inserts wrote and returned. */
+function createdRow(user: UserRecord, fields: ReturnType<typeof fieldsOf>): ScimUserRow {
+  const { id, email, name, disabled, is_admin, created_at, updated_at } = user
+  return { id, email, name, disabled, is_admin, created_at, updated_at, ...fields }
 }
 
 /** "Adopt existing accounts by email": links the account to the provider instead of a 409. */
