@@ -6,6 +6,8 @@
  * append in one statement, which takes the lock itself: from its answer), each
  * statement's round trip (sent → answered) and each gap (answered → next sent: the Node process's
  * own turns between them). On SIGTERM it writes the summary (µs, p50/p99 per segment) to the file.
+ * A grouped transaction's COMMIT travels with its flush (docs/decisions/0073): its `commit` step
+ * includes the flush, although the head's lock is released before it.
  */
 import fs from 'node:fs'
 import { createRequire } from 'node:module'

@@ -15,7 +15,8 @@ import { startPeerInstance, useTestApp } from './helpers/app.js'
 import { AFTER_APPEND_PROBE } from './helpers/audit-append-order.js'
 import { statementsOf } from './helpers/query-plans.js'
 
-const FLUSH = "select pg_logical_emit_message(true, 'switchboard.flush', '')"
+/** A grouped transaction ends with its commit and the flush, in one message. */
+const FLUSH = "commit; select pg_logical_emit_message(true, 'switchboard.flush', '')"
 const APPENDS = 20
 /** How the append statement ends in each mode: the select list, with or without set_config. */
 const GROUPED_SELECT = `select "first", set_config('synchronous_commit', 'off', true) from`

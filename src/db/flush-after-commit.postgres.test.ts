@@ -67,13 +67,37 @@ describe('flush after commit', () => {
       return { setting: await setting(tx), lsn: lsn.rows[0]!.lsn }
     })
     expect(inside.setting).toBe('off')
-    expect(sent.slice(-2)).toEqual(['commit', FLUSH])
+    // One round trip: the commit and the flush in one simple-protocol message.
+    expect(sent.at(-1)).toBe(`commit; ${FLUSH}`)
     // Reported committed only once the WAL is on disk past everything the transaction wrote.
     const flushed = await sql<{ ok: boolean }>`
       select pg_current_wal_flush_lsn() >= ${inside.lsn}::pg_lsn as ok`.execute(db)
     expect(flushed.rows[0]!.ok).toBe(true)
     // The setting was the transaction's own: the connection's next one commits synchronously.
     expect(await db.transaction().execute((tx) => setting(tx))).toBe('on')
+  })
+
+  it('runs no flush when the commit fails, and reports the failure, nothing committed', async () => {
+    await sql`create temporary table deferred_check (
+      id integer constraint deferred_unique unique deferrable initially deferred)`.execute(db)
+    try {
+      await expect(
+        db.transaction().execute(async (tx) => {
+          await tx.executeQuery(MARKED)
+          await sql`insert into deferred_check values (1), (1)`.execute(tx)
+        }),
+      ).rejects.toMatchObject({ code: '23505' })
+      expect(sent.at(-2)).toBe(`commit; ${FLUSH}`)
+      const rows = await sql<{ n: number }>`select count(*)::int as n from deferred_check`.execute(
+        db,
+      )
+      expect(rows.rows[0]!.n).toBe(0)
+      // The connection is out of the failed transaction: its next one commits as usual.
+      await db.transaction().execute((tx) => sql`insert into deferred_check values (2)`.execute(tx))
+      expect(sent.slice(-3)).toEqual(['begin', 'insert into deferred_check values (2)', 'commit'])
+    } finally {
+      await sql`drop table deferred_check`.execute(db)
+    }
   })
 
   it('leaves other transactions as they were: one commit, no flush of its own', async () => {

@@ -10,7 +10,9 @@
  * local to the transaction): its COMMIT then releases the locks once the record is written to the
  * WAL buffers. Before the commit is reported to the caller, the same connection runs a transaction
  * of its own that commits synchronously (the session's setting; FLUSH below): its commit record
- * follows the first one in the WAL, so when it returns the first is on disk too.
+ * follows the first one in the WAL, so when it returns the first is on disk too. Both go in one
+ * simple-protocol message (COMMIT_THEN_FLUSH), one round trip: PostgreSQL runs the statements after
+ * a COMMIT in an implicit transaction of their own, and skips them when the COMMIT fails.
  * PostgreSQL flushes the WAL of concurrent committers together, so one fsync serves every write
  * waiting at that moment.
  *
@@ -43,7 +45,14 @@ export const ASYNC_COMMIT = "set_config('synchronous_commit', 'off', true)"
  * asynchronously), and a transactional logical-decoding message is both, with nothing stored.
  * Any role may emit one, at any wal_level; decoding plugins that do not ask for messages skip it.
  */
-const FLUSH = CompiledQuery.raw("select pg_logical_emit_message(true, 'switchboard.flush', '')")
+const FLUSH = "select pg_logical_emit_message(true, 'switchboard.flush', '')"
+
+/**
+ * A marked transaction's end: its COMMIT, then FLUSH, in one message. pg sends a query without
+ * values by the simple protocol, the one that carries several statements (with values PostgreSQL
+ * would refuse it: the flush test fails by name).
+ */
+const COMMIT_THEN_FLUSH = CompiledQuery.raw(`commit; ${FLUSH}`)
 
 /** Each marked statement's plain twin. */
 const marked = new WeakMap<CompiledQuery, CompiledQuery>()
@@ -110,11 +119,10 @@ export class FlushAfterCommitDriver implements Driver {
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.driver.commitTransaction(innerOf(connection))
     const watched = connection as WatchedConnection
-    if (!watched.deferred) return
+    if (!watched.deferred) return this.driver.commitTransaction(watched.inner)
     watched.deferred = false
-    await watched.inner.executeQuery(FLUSH)
+    await watched.inner.executeQuery(COMMIT_THEN_FLUSH)
   }
 
   rollbackTransaction(connection: DatabaseConnection): Promise<void> {
