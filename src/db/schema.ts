@@ -530,16 +530,22 @@ export interface ScimUsersTable {
   manager_id: string | null
 }
 
-/** The last SCIM requests (pruned to 50 by the writer); no body, query or secret. */
+/**
+ * The last SCIM requests: two rings of fixed rows, each rewritten by a later request of its ring
+ * (migration 0119_scim_request_ring). A row not yet written has only its ring and position; every
+ * other column is set by each write together. No body, query or secret.
+ */
 export interface ScimRequestsTable {
-  id: string
-  created_at: Timestamp
+  ring: 'credentialed' | 'unauthenticated'
+  position: number
+  id: string | null
+  created_at: Timestamp | null
   credential_id: string | null
-  method: string
-  path: string
-  status: number
+  method: string | null
+  path: string | null
+  status: number | null
   scim_type: string | null
-  duration_ms: number
+  duration_ms: number | null
   /** What a 409 uniqueness collided on (userName or displayName); null on every other row. */
   subject: string | null
 }

@@ -51,6 +51,7 @@ import * as m0115 from './0115_link_search_index_only.js'
 import * as m0116 from './0116_link_search_merge.js'
 import * as m0117 from './0117_user_search_rows_order.js'
 import * as m0118 from './0118_user_search_stored_lower.js'
+import * as m0119 from './0119_scim_request_ring.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -106,4 +107,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0116_link_search_merge': m0116,
   '0117_user_search_rows_order': m0117,
   '0118_user_search_stored_lower': m0118,
+  '0119_scim_request_ring': m0119,
 }

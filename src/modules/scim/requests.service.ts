@@ -10,19 +10,16 @@
  * authentication) are logged too — a wrongly pasted token is the commonest failure — but sampled
  * and kept apart, since anyone on the network can send them: at most
  * UNAUTHENTICATED_PER_MINUTE of them are written per minute (counted in the shared counters, so
- * across instances when Redis is configured; the rest cost no write at all), and they are pruned
- * to their own newest UNAUTHENTICATED_KEPT, so a flood of them never evicts the credentialed
- * requests an administrator is looking for, nor grows the table.
+ * across instances when Redis is configured; the rest cost no write at all), and they are kept in
+ * a ring of their own of UNAUTHENTICATED_KEPT rows, so a flood of them never evicts the
+ * credentialed requests an administrator is looking for. The table never grows: each request
+ * rewrites the oldest row of its ring (requests.repo.ts writeScimRequest).
  */
 import type { Deps } from '../../deps.js'
 import { newId } from '../../lib/ids.js'
-import {
-  insertScimRequest,
-  listScimRequests,
-  pruneScimRequests,
-  type ScimRequestView,
-} from './requests.repo.js'
+import { listScimRequests, writeScimRequest, type ScimRequestView } from './requests.repo.js'
 
+/** The rings' sizes are their rows, made by migration 0119_scim_request_ring. */
 export const SCIM_REQUEST_LOG_SIZE = 50
 export const UNAUTHENTICATED_PER_MINUTE = 5
 export const UNAUTHENTICATED_KEPT = 10
@@ -60,7 +57,7 @@ export async function recordScimRequest(deps: Deps, record: ScimRequestRecord): 
     const sample = await deps.counters.increment('scim:request-log:unauthenticated', MINUTE)
     if (sample.count > UNAUTHENTICATED_PER_MINUTE) return
   }
-  await insertScimRequest(deps.db, {
+  const row = {
     id: newId(),
     created_at: deps.clock.now().toISOString(),
     credential_id: record.credentialId,
@@ -70,12 +67,9 @@ export async function recordScimRequest(deps: Deps, record: ScimRequestRecord): 
     scim_type: record.scimType,
     duration_ms: Math.max(0, Math.round(record.durationMs)),
     subject: loggedSubject(record.subject),
-  })
-  await pruneScimRequests(
-    deps.db,
-    credentialed ? SCIM_REQUEST_LOG_SIZE : UNAUTHENTICATED_KEPT,
-    credentialed,
-  )
+  }
+  if (credentialed) await writeScimRequest(deps.db, 'credentialed', SCIM_REQUEST_LOG_SIZE, row)
+  else await writeScimRequest(deps.db, 'unauthenticated', UNAUTHENTICATED_KEPT, row)
 }
 
 export async function recentScimRequests(deps: Deps): Promise<ScimRequestView[]> {
