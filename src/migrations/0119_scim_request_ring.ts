@@ -1,5 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { columnTypes, type MigrationEngine } from './column-types.js'
+import { up as createLog } from './0028_scim_requests.js'
+import { up as addSubject } from './0095_scim_request_subject.js'
 
 /**
  * The SCIM request log as two rings of fixed rows: 50 for requests with a credential, 10 for those
@@ -96,24 +98,9 @@ export async function down(db: Kysely<unknown>, engine: MigrationEngine): Promis
   if (engine === 'postgres') {
     for (const { sequence } of RINGS) await sql`drop sequence ${sql.id(sequence)}`.execute(db)
   }
-  const t = columnTypes(engine)
-  await db.schema
-    .createTable('scim_requests')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('created_at', t.timestamp, (c) => c.notNull())
-    .addColumn('credential_id', 'text')
-    .addColumn('method', 'text', (c) => c.notNull())
-    .addColumn('path', 'text', (c) => c.notNull())
-    .addColumn('status', 'integer', (c) => c.notNull())
-    .addColumn('scim_type', 'text')
-    .addColumn('duration_ms', 'integer', (c) => c.notNull())
-    .addColumn('subject', 'text', (c) => c.check(sql`length(subject) <= 256`))
-    .execute()
-  await db.schema
-    .createIndex('scim_requests_created_at_idx')
-    .on('scim_requests')
-    .columns(['created_at', 'id'])
-    .execute()
+  // The log as it was: 0028 made it, 0095 added the subject.
+  await createLog(db, engine)
+  await addSubject(db)
   if (written.length > 0)
     await db
       .insertInto('scim_requests' as never)

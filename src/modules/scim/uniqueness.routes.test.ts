@@ -8,7 +8,12 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { createUser, uniqueEmail } from '../../../test/helpers/factories.js'
-import { expectScimError, scimClient, USER_SCHEMA } from '../../../test/helpers/scim.js'
+import {
+  expectScimError,
+  scimClient,
+  USER_SCHEMA,
+  type ScimClient,
+} from '../../../test/helpers/scim.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
@@ -24,6 +29,17 @@ function userBody(userName: string, email = userName, externalId?: string) {
 }
 
 const newExternalId = () => `ext-${Math.random().toString(36).slice(2, 12)}`
+
+/** A new User with `externalId` is refused as a collision on it. */
+async function expectExternalIdTaken(client: ScimClient, externalId: string) {
+  const response = await client.request(
+    'POST',
+    '/Users',
+    userBody(uniqueEmail('again'), undefined, externalId),
+  )
+  expectScimError(response, 409, 'uniqueness')
+  expect(response.json().detail).toBe('A user with this externalId already exists.')
+}
 
 describe('SCIM uniqueness', () => {
   it("refuses a userName that is another User's userName, naming the userName", async () => {
@@ -54,13 +70,7 @@ describe('SCIM uniqueness', () => {
       (await client.request('POST', '/Users', userBody(uniqueEmail('a'), undefined, scoped)))
         .statusCode,
     ).toBe(201)
-    const again = await client.request(
-      'POST',
-      '/Users',
-      userBody(uniqueEmail('b'), undefined, scoped),
-    )
-    expectScimError(again, 409, 'uniqueness')
-    expect(again.json().detail).toBe('A user with this externalId already exists.')
+    await expectExternalIdTaken(client, scoped)
 
     const legacy = await client.request('POST', '/Users', userBody(uniqueEmail('c')))
     const unscoped = newExternalId()
@@ -69,13 +79,7 @@ describe('SCIM uniqueness', () => {
       .set({ external_id: unscoped, external_id_scope: null })
       .where('user_id', '=', legacy.json().id)
       .execute()
-    const collides = await client.request(
-      'POST',
-      '/Users',
-      userBody(uniqueEmail('d'), undefined, unscoped),
-    )
-    expectScimError(collides, 409, 'uniqueness')
-    expect(collides.json().detail).toBe('A user with this externalId already exists.')
+    await expectExternalIdTaken(client, unscoped)
   })
 
   it('lets a replace keep its own userName and externalId', async () => {
