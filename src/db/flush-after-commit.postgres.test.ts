@@ -117,6 +117,14 @@ describe('flush after commit', () => {
     expect(sent.slice(-3)).toEqual(['begin', 'select 2', 'commit'])
   })
 
+  it('canary: pg sends a query without values by the simple protocol, several statements in one', async () => {
+    // COMMIT_THEN_FLUSH relies on it (pg 8.23.1, pinned; docs/decisions/0073). Should pg change,
+    // this fails by name; POSTGRES_AUDIT_COMMIT=plain sends neither statement.
+    const result = await db.executeQuery(CompiledQuery.raw('select 1 as one; select 2 as two'))
+    expect(result.rows).toEqual([])
+    expect(sent.at(-1)).toBe('select 1 as one; select 2 as two')
+  })
+
   it('refuses to mark a statement that does not turn synchronous commit off', () => {
     expect(() =>
       flushAfterCommit(CompiledQuery.raw('select 1'), CompiledQuery.raw('select 1')),

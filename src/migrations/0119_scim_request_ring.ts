@@ -72,20 +72,21 @@ export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<
   }
 }
 
-/** The newest rows of each kind, oldest first, as the log before the rings holds them. */
+/** Each ring's newest rows of its kind, oldest first, as the log before the rings holds them. */
 async function newestLogged(db: Kysely<unknown>) {
-  const read = async (credentialed: boolean, size: number) => {
+  const kept = {} as Record<(typeof RINGS)[number]['ring'], LoggedRow[]>
+  for (const { ring, size } of RINGS) {
     const rows = (await db
       .selectFrom('scim_requests' as never)
       .select(COLUMNS as never)
-      .where('credential_id' as never, credentialed ? 'is not' : 'is', null)
+      .where('credential_id' as never, ring === 'credentialed' ? 'is not' : 'is', null)
       .orderBy('created_at' as never, 'desc')
       .orderBy('id' as never, 'desc')
       .limit(size)
       .execute()) as LoggedRow[]
-    return rows.reverse()
+    kept[ring] = rows.reverse()
   }
-  return { credentialed: await read(true, 50), unauthenticated: await read(false, 10) }
+  return kept
 }
 
 export async function down(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {

@@ -17,12 +17,21 @@
  */
 import type { Deps } from '../../deps.js'
 import { newId } from '../../lib/ids.js'
-import { listScimRequests, writeScimRequest, type ScimRequestView } from './requests.repo.js'
+import {
+  listScimRequests,
+  writeScimRequest,
+  type ScimRequestRing,
+  type ScimRequestView,
+} from './requests.repo.js'
 
 /** The rings' sizes are their rows, made by migration 0119_scim_request_ring. */
 export const SCIM_REQUEST_LOG_SIZE = 50
 export const UNAUTHENTICATED_PER_MINUTE = 5
 export const UNAUTHENTICATED_KEPT = 10
+const RING_SIZES: Record<ScimRequestRing, number> = {
+  credentialed: SCIM_REQUEST_LOG_SIZE,
+  unauthenticated: UNAUTHENTICATED_KEPT,
+}
 const MAX_PATH = 200
 const MAX_SUBJECT = 256
 const MINUTE = 60_000
@@ -68,8 +77,8 @@ export async function recordScimRequest(deps: Deps, record: ScimRequestRecord): 
     duration_ms: Math.max(0, Math.round(record.durationMs)),
     subject: loggedSubject(record.subject),
   }
-  if (credentialed) await writeScimRequest(deps.db, 'credentialed', SCIM_REQUEST_LOG_SIZE, row)
-  else await writeScimRequest(deps.db, 'unauthenticated', UNAUTHENTICATED_KEPT, row)
+  const ring = credentialed ? 'credentialed' : 'unauthenticated'
+  await writeScimRequest(deps.db, ring, RING_SIZES[ring], row)
 }
 
 export async function recentScimRequests(deps: Deps): Promise<ScimRequestView[]> {
