@@ -26,8 +26,8 @@ const HEADLESS_SHELL = '/usr/bin/chromium-headless-shell'
 /**
  * The tests' browser: Debian's headless shell of the same Chromium (package
  * chromium-headless-shell: the same Blink and V8 without the browser's own interface), where
- * installed. The console's suite took 412 CPU-seconds of Chromium and 287 s alone with the whole
- * browser, 243 and 199 s with the shell (docs/decisions/0075-tests-on-chromiums-headless-shell.md).
+ * installed; on a processor-bound CI machine it spends far less CPU than the whole browser
+ * (docs/decisions/0075-tests-on-chromiums-headless-shell.md).
  */
 export const TEST_CHROMIUM =
   process.env.CHROMIUM_PATH ?? (fs.existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : CHROMIUM)
