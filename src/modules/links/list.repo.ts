@@ -271,6 +271,17 @@ export async function listVisibleLinks(
   filters: LinkFilters,
   window: PageWindow,
 ): Promise<VisibleLink[]> {
+  const otherFilters =
+    filters.tagId !== undefined || filters.scope !== undefined || filters.pinned !== undefined
+  const newest = filters.collectionId === undefined && filters.clicksSince === undefined
+  // The Links screen's pages, with a search or without, have statements of their own: the general
+  // statement is built only for the other filters and orders.
+  if (newest && !otherFilters && filters.q !== undefined && searchTablePages(ex, filters.q))
+    return searchPage(ex, userId, filters, filters.q, window)
+  if (newest && !otherFilters && filters.q === undefined) {
+    const owners = await pageOwners(ex, userId, filters)
+    if (owners !== null) return (await ownersPage(ex, owners, window)).map(asVisible)
+  }
   const query = filteredLinks(ex, userId, filters)
   if (filters.collectionId !== undefined)
     return (await inCollectionOrder(ex, query, userId, filters.collectionId, window)).map(
@@ -279,34 +290,33 @@ export async function listVisibleLinks(
         position_sort: row.position_sort,
       }),
     )
-  if (filters.clicksSince !== undefined) {
-    const clicks = clicksSinceOf(filters.clicksSince)
-    const after = afterClicks(window)
-    const ordered = (
-      after === null
-        ? query
-        : query.where(
-            sql<boolean>`(${clicks}, ${sql.ref('links.id')}) < (${after.clicks}, ${after.id})`,
-          )
-    )
-      .select(clicks.as('clicks_sort'))
-      .orderBy(clicks, 'desc')
-      .orderBy('links.id', 'desc')
-      .limit(window.limit + 1)
-    return (await ordered.execute()).map((row) => ({
-      ...asVisible(row),
-      clicks_sort: row.clicks_sort,
-    }))
-  }
-  const otherFilters =
-    filters.tagId !== undefined || filters.scope !== undefined || filters.pinned !== undefined
-  if (!otherFilters && filters.q !== undefined && searchTablePages(ex, filters.q))
-    return searchPage(ex, userId, filters, filters.q, window)
-  if (!otherFilters && filters.q === undefined) {
-    const owners = await pageOwners(ex, userId, filters)
-    if (owners !== null) return (await ownersPage(ex, owners, window)).map(asVisible)
-  }
+  if (filters.clicksSince !== undefined) return byClicks(query, filters.clicksSince, window)
   return (await newestFirst(query, window, 'links').execute()).map(asVisible)
+}
+
+/** Most clicked since the day first, then the newest id: keyset over (clicks, id). */
+async function byClicks(
+  query: ReturnType<typeof filteredLinks>,
+  day: string,
+  window: PageWindow,
+): Promise<VisibleLink[]> {
+  const clicks = clicksSinceOf(day)
+  const after = afterClicks(window)
+  const ordered = (
+    after === null
+      ? query
+      : query.where(
+          sql<boolean>`(${clicks}, ${sql.ref('links.id')}) < (${after.clicks}, ${after.id})`,
+        )
+  )
+    .select(clicks.as('clicks_sort'))
+    .orderBy(clicks, 'desc')
+    .orderBy('links.id', 'desc')
+    .limit(window.limit + 1)
+  return (await ordered.execute()).map((row) => ({
+    ...asVisible(row),
+    clicks_sort: row.clicks_sort,
+  }))
 }
 
 /** Above this many organizations a page reads the owners' indexes together (visibleToIndexed). */
