@@ -6,8 +6,11 @@
  * served by the built service (dist/server.js) — once the audit integrity check it runs on start
  * has finished — and measured with sequential requests over one keep-alive connection: p50 and p99
  * (exact, over every answer) of each operation, small and large, and whether large stays within
- * the goal (p50 ≤ 1.5 × small + 0.5 ms, p99 ≤ 2 × small + 2 ms). The hot operations (`/me`, the
- * MFA status, the go redirect) are warmed up longer and measured side by side, slice by slice.
+ * the goal (p50 ≤ 1.5 × small + 0.5 ms, p99 ≤ 2 × small + 2 ms). Each operation is measured on the
+ * small and the large instance side by side, slice by slice, both up at once, so that the ratio is
+ * the data's and not the machine's speed moving between two stretches of the run. The hot
+ * operations (`/me`, the MFA status, the go redirect) are warmed up longer and measured side by
+ * side with each other on each instance.
  *
  * Beside them, on PostgreSQL: three baselines (bench/bare-server.mjs: a bare Fastify route, the
  * same route doing /me's one indexed read through a plain `pg` Pool, and the same with the
@@ -214,13 +217,13 @@ export async function measure(op, base, count, failures) {
 }
 
 /**
- * Operations measured side by side, each against its own server (`op.base`): HOT_WARM_UP requests
+ * Operations measured side by side, each against its own server (`op.base`): `warmUp` requests
  * of each, then each one's `count` requests cut into SLICES slices run in turn, the order rotated
  * slice by slice, so that every operation is measured in the same moments of the machine — a ratio
  * of two of them compares code, not two stretches of another process's load. p50 and p99 over
  * every answer, in `ops`' order; null for an operation that failed (recorded, as measure()).
  */
-export async function measureInterleaved(ops, count, failures) {
+export async function measureInterleaved(ops, count, failures, warmUp = HOT_WARM_UP) {
   const samples = ops.map(() => [])
   const failed = new Set()
   const run = async (index, n, keep) => {
@@ -235,7 +238,7 @@ export async function measureInterleaved(ops, count, failures) {
       } else if (keep) samples[index].push(response.ms)
     }
   }
-  for (const index of ops.keys()) await run(index, HOT_WARM_UP, false)
+  for (const index of ops.keys()) await run(index, warmUp, false)
   const perSlice = Math.ceil(count / SLICES)
   for (let slice = 0; slice < SLICES; slice++) {
     for (let k = 0; k < ops.length; k++) await run((slice + k) % ops.length, perSlice, true)
@@ -406,12 +409,16 @@ async function startupCheck(base, adminToken, startedAt) {
 }
 
 /**
- * Seeds one instance, starts the service on it and measures every operation. On the large
- * instance, `extra` may start a peer (a second process of the service on the same database, whose
- * hot operations are measured in the same slices as the first's) and runs its extras with the
- * instance still up (the planner settings, writes/s).
+ * Seeds one instance, starts the service on it and measures its hot operations. The others are
+ * measured on the small and the large instance side by side (measureInterleaved), slice by slice,
+ * so that their ratio compares the data's sizes, not two stretches of the machine's speed: the
+ * small instance is run with `keep` and stays up — its operations unmeasured, its `close` returned
+ * — until the large one, given it as `partner`, has measured both (without a partner, an instance
+ * measures its own alone). On the large instance, `extra` may start a peer (a second process of
+ * the service on the same database, whose hot operations are measured in the same slices as the
+ * first's) and runs its extras with the instance still up (the planner settings, writes/s).
  */
-async function runInstance(engine, label, size, options, failures, extra) {
+async function runInstance(engine, label, size, options, failures, { extra, keep, partner } = {}) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `switchboard-scale-${engine}-`))
   const db = await prepareDatabase(engine, dataDir)
   const env = serviceEnv(db, dataDir)
@@ -445,16 +452,20 @@ async function runInstance(engine, label, size, options, failures, extra) {
     const chosen = operations(ctx).filter(
       (op) => only === null || only.some((text) => op.name.includes(text)),
     )
+    if (keep) {
+      const live = { result, base: server.base, ctx, server, peer }
+      ;[server, peer] = [null, null]
+      return { ...live, close: () => closeInstance(engine, live, { db, dataDir, started }) }
+    }
     const hot = chosen.filter((op) => op.hot)
+    const processes = { server, peer, partner }
     if (hot.length > 0)
       Object.assign(
         result,
-        await measureHot(engine, hot, { server, peer }, ctx, seeded, db, options, failures),
+        await measureHot(engine, hot, processes, ctx, seeded, db, options, failures),
       )
-    for (const op of chosen) {
-      if (op.hot) continue
-      result.operations[op.name] = await measure(op, server.base, options.requests, failures)
-    }
+    const others = chosen.filter((op) => !op.hot)
+    await measureOthers(others, server.base, partner, options, failures, result)
     if (extra !== undefined)
       Object.assign(result, await extra.run({ env, server, peer, ctx, seeded, db }))
     result.peak_rss_mib = memoryMiB(server.child.pid, 'VmHWM')
@@ -473,14 +484,49 @@ async function runInstance(engine, label, size, options, failures, extra) {
     }
   } catch (error) {
     failures.push(`${engine} ${label}: ${error.stack ?? error}`)
-  } finally {
+  }
+  return closeInstance(engine, { result, server, peer }, { db, dataDir, started })
+}
+
+/**
+ * The operations other than the hot ones: with a partner (the small instance, still up), each
+ * measured on both side by side, WARM_UP requests of each first; without one, on this instance
+ * alone.
+ */
+async function measureOthers(others, base, partner, options, failures, result) {
+  for (const op of others) {
+    if (partner === null || partner === undefined) {
+      result.operations[op.name] = await measure(op, base, options.requests, failures)
+      continue
+    }
+    const small = operations(partner.ctx).find((candidate) => candidate.name === op.name)
+    const [smallOp, largeOp] = [
+      { ...small, base: partner.base },
+      { ...op, base },
+    ]
+    const [ofSmall, ofLarge] = await measureInterleaved(
+      [smallOp, largeOp],
+      options.requests,
+      failures,
+      WARM_UP,
+    )
+    partner.result.operations[op.name] = ofSmall
+    result.operations[op.name] = ofLarge
+  }
+}
+
+/** Stops an instance's processes (its peak memory read first), drops its data; its result. */
+async function closeInstance(engine, { result, server, peer }, { db, dataDir, started }) {
+  try {
+    if (server !== null) result.peak_rss_mib ??= memoryMiB(server.child.pid, 'VmHWM')
     if (server !== null) await stop(server)
     if (peer !== null) await stop(peer)
+  } finally {
     await db.drop()
     fs.rmSync(dataDir, { recursive: true, force: true })
   }
   result.seconds = Math.round((performance.now() - started) / 1000)
-  console.error(`${engine} ${label}: done in ${result.seconds} s`)
+  console.error(`${engine} ${result.label}: done in ${result.seconds} s`)
   return result
 }
 
@@ -489,15 +535,26 @@ async function runInstance(engine, label, size, options, failures, extra) {
  * beside the baselines of bench/bare-server.mjs — the bare route; the same route doing /me's one
  * indexed read (the very statement and values the service runs) through a plain `pg` Pool; and the
  * same with the redirect's statement — started for the purpose on the same database, and, when
- * there is a `peer` (the plain pool reader's process), its hot operations too, all in the same
- * slices. The baselines get the requests the service gets, the same Authorization header included
- * (they ignore it), so the two parse the same bytes.
+ * there is a `peer` (the plain pool reader's process), its hot operations too, and those of the
+ * small instance when it is the `partner`, all in the same slices. The baselines get the requests
+ * the service gets, the same Authorization header included (they ignore it), so the two parse the
+ * same bytes.
  */
-async function measureHot(engine, hot, { server, peer }, ctx, seeded, db, options, failures) {
+async function measureHot(engine, hot, processes, ctx, seeded, db, options, failures) {
+  const { server, peer, partner } = processes
   const ops = hot.map((op) => ({ ...op, base: server.base }))
   const count = options.requests
+  // The small instance's own, in the same slices (its tokens).
+  const ofPartner = partner
+    ? operations(partner.ctx)
+        .filter((op) => hot.some((chosen) => chosen.name === op.name))
+        .map((op) => ({ ...op, base: partner.base }))
+    : []
+  const keepPartner = (measured, from) =>
+    ofPartner.forEach((op, i) => (partner.result.operations[op.name] = measured[from + i]))
   if (engine !== 'postgres') {
-    const measured = await measureInterleaved(ops, count, failures)
+    const measured = await measureInterleaved([...ops, ...ofPartner], count, failures)
+    keepPartner(measured, ops.length)
     return { operations: Object.fromEntries(hot.map((op, i) => [op.name, measured[i]])) }
   }
   const { me, go } = await hotStatements(jwtClaims(ctx.person).sid, seeded.personId)
@@ -524,7 +581,9 @@ async function measureHot(engine, hot, { server, peer }, ctx, seeded, db, option
       baseline('bare + pg, the redirect’s read', '/pg-go'),
     ]
     const pooled = peer === null ? [] : hot.map((op) => ({ ...op, base: peer.base }))
-    const measured = await measureInterleaved([...baselines, ...ops, ...pooled], count, failures)
+    const all = [...baselines, ...ops, ...pooled, ...ofPartner]
+    const measured = await measureInterleaved(all, count, failures)
+    keepPartner(measured, all.length - ofPartner.length)
     const named = (from) => Object.fromEntries(hot.map((op, i) => [op.name, measured[from + i]]))
     return {
       baselines: { bare: measured[0], bare_pg: measured[1], bare_pg_go: measured[2] },
@@ -846,20 +905,24 @@ export async function runScale(argv) {
   const failures = []
   const results = {}
   for (const engine of engines) {
-    const small = await runInstance(engine, 'small', SMALL, options, failures)
-    const large = await runInstance(
-      engine,
-      'large',
-      sizes(factor),
-      options,
-      failures,
-      options.only !== null
-        ? undefined
-        : engine === 'postgres'
-          ? postgresExtras(options, failures)
-          : { run: () => ({}) },
-    )
-    results[engine] = { small, large }
+    const kept = await runInstance(engine, 'small', SMALL, options, failures, { keep: true })
+    // A small instance that failed has returned its result: the large one measures alone.
+    const partner = kept.close === undefined ? null : kept
+    let large
+    try {
+      large = await runInstance(engine, 'large', sizes(factor), options, failures, {
+        partner,
+        extra:
+          options.only !== null
+            ? undefined
+            : engine === 'postgres'
+              ? postgresExtras(options, failures)
+              : { run: () => ({}) },
+      })
+    } finally {
+      if (partner !== null) await partner.close()
+    }
+    results[engine] = { small: partner === null ? kept : partner.result, large }
   }
   const report = {
     when: new Date().toISOString(),
