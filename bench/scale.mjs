@@ -9,8 +9,8 @@
  * the goal (p50 ≤ 1.5 × small + 0.5 ms, p99 ≤ 2 × small + 2 ms). Each operation is measured on the
  * small and the large instance side by side, slice by slice, both up at once, so that the ratio is
  * the data's and not the machine's speed moving between two stretches of the run. The hot
- * operations (`/me`, the MFA status, the go redirect) are warmed up longer and measured side by
- * side with each other on each instance.
+ * operations (`/me`, the MFA status, the go redirect) are warmed up longer and measured in one set
+ * of slices on both instances.
  *
  * Beside them, on PostgreSQL: three baselines (bench/bare-server.mjs: a bare Fastify route, the
  * same route doing /me's one indexed read through a plain `pg` Pool, and the same with the
