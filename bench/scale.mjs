@@ -495,21 +495,16 @@ async function runInstance(engine, label, size, options, failures, { extra, keep
  */
 async function measureOthers(others, base, partner, options, failures, result) {
   for (const op of others) {
-    if (partner === null || partner === undefined) {
+    if (!partner) {
       result.operations[op.name] = await measure(op, base, options.requests, failures)
       continue
     }
     const small = operations(partner.ctx).find((candidate) => candidate.name === op.name)
-    const [smallOp, largeOp] = [
+    const pair = [
       { ...small, base: partner.base },
       { ...op, base },
     ]
-    const [ofSmall, ofLarge] = await measureInterleaved(
-      [smallOp, largeOp],
-      options.requests,
-      failures,
-      WARM_UP,
-    )
+    const [ofSmall, ofLarge] = await measureInterleaved(pair, options.requests, failures, WARM_UP)
     partner.result.operations[op.name] = ofSmall
     result.operations[op.name] = ofLarge
   }

@@ -273,12 +273,13 @@ export async function listVisibleLinks(
 ): Promise<VisibleLink[]> {
   const otherFilters =
     filters.tagId !== undefined || filters.scope !== undefined || filters.pinned !== undefined
-  const newest = filters.collectionId === undefined && filters.clicksSince === undefined
+  const newestOnly =
+    !otherFilters && filters.collectionId === undefined && filters.clicksSince === undefined
   // The Links screen's pages, with a search or without, have statements of their own: the general
   // statement is built only for the other filters and orders.
-  if (newest && !otherFilters && filters.q !== undefined && searchTablePages(ex, filters.q))
+  if (newestOnly && filters.q !== undefined && searchTablePages(ex, filters.q))
     return searchPage(ex, userId, filters, filters.q, window)
-  if (newest && !otherFilters && filters.q === undefined) {
+  if (newestOnly && filters.q === undefined) {
     const owners = await pageOwners(ex, userId, filters)
     if (owners !== null) return (await ownersPage(ex, owners, window)).map(asVisible)
   }
