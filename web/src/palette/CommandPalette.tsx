@@ -11,9 +11,10 @@
  */
 import { useQuery } from '@tanstack/react-query'
 import { useNavigate } from '@tanstack/react-router'
-import { useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { type RefObject, useContext, useEffect, useLayoutEffect, useRef, useState } from 'react'
 import {
   Autocomplete,
+  AutocompleteStateContext,
   Dialog,
   Header,
   Input,
@@ -76,6 +77,7 @@ export function CommandPalette({
   const pendingEnter = useRef<{ modifier: boolean } | null>(null)
   const movedHighlight = useRef(false)
   const resultsAreTheText = useRef(true)
+  const dialog = useRef<HTMLElement>(null)
   // Tags are searched by the API, so one past the first page is found too.
   const tags = useQuery({ ...tagSearchQuery(query), enabled: isOpen && query !== '' })
   const organizations = useQuery({ ...organizationsQuery, enabled: isOpen })
@@ -249,7 +251,7 @@ export function CommandPalette({
       onOpenChange={onOpenChange}
     >
       <Modal className="modal palette">
-        <Dialog className="palette-dialog" aria-label={t('palette.title')}>
+        <Dialog ref={dialog} className="palette-dialog" aria-label={t('palette.title')}>
           <Autocomplete
             inputValue={text}
             onInputChange={(value) => {
@@ -316,6 +318,7 @@ export function CommandPalette({
                 </MenuSection>
               ))}
             </Menu>
+            <ActiveResultGuard within={dialog} />
           </Autocomplete>
           <p className="palette-hint" aria-hidden="true">
             {t('palette.hint')}
@@ -324,4 +327,35 @@ export function CommandPalette({
       </Modal>
     </ModalOverlay>
   )
+}
+
+/**
+ * Keeps the input's active descendant naming a result that is there. React Aria moves the
+ * highlight to the first result half a second after a keystroke (not to interrupt the screen
+ * reader's echo of the letter) and follows results as they go; where the search's answer removes
+ * the highlighted result in a way it does not follow, the input would go on naming an option that
+ * no longer exists. Checked whenever the palette's elements or that attribute change.
+ */
+function ActiveResultGuard({ within }: { within: RefObject<HTMLElement | null> }) {
+  const state = useContext(AutocompleteStateContext)
+  // The observer reads the latest state (a new object each render) without being made anew.
+  const stateRef = useRef(state)
+  stateRef.current = state
+  useEffect(() => {
+    const root = within.current
+    if (root === null) return
+    const observer = new MutationObserver(() => {
+      const named = root.querySelector('[aria-activedescendant]')
+      const id = named?.getAttribute('aria-activedescendant')
+      if (id != null && document.getElementById(id) === null)
+        stateRef.current?.setFocusedNodeId(null)
+    })
+    observer.observe(root, {
+      subtree: true,
+      childList: true,
+      attributeFilter: ['aria-activedescendant'],
+    })
+    return () => observer.disconnect()
+  }, [within])
+  return null
 }
