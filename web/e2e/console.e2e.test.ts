@@ -575,7 +575,13 @@ describe('the console in Chromium', () => {
     const context = await newContext()
     const page = await context.newPage()
     await page.goto('/login')
-    await page.getByRole('link', { name: 'Sign in with Stand-in ID' }).click()
+    const provider = page.getByRole('link', { name: 'Sign in with Stand-in ID' })
+    await provider.waitFor()
+    // The passkey section, which comes later, does not move the link under the pointer.
+    const shown = await provider.boundingBox()
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).waitFor()
+    expect(await provider.boundingBox()).toEqual(shown)
+    await provider.click()
     await page.waitForURL(`${server.baseUrl}/links`)
     await expectHeading(page, 'Links')
 

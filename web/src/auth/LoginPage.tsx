@@ -37,8 +37,11 @@ export function LoginPage() {
   const search = useSearch({ from: '/login' })
   const navigate = useNavigate()
   const setup = useLoad(() => unwrap(client.GET('/api/auth/setup')))
+  // Without its answer the page offers no provider (and shows the passkey section all the same).
   const providers = useLoad(() =>
-    unwrap(client.GET('/api/auth/providers', { params: { query: { limit: 100 } } })),
+    unwrap(client.GET('/api/auth/providers', { params: { query: { limit: 100 } } })).catch(() => ({
+      items: [],
+    })),
   )
   const formError = useFormError(FIELDS)
   const returnTo = safeReturnTo(search.return_to) ?? undefined
@@ -103,9 +106,6 @@ export function LoginPage() {
             <Link to="/forgot-password">{t('login.forgot')}</Link>
           </p>
         </form>
-        <Suspense fallback={null}>
-          <PasskeySignIn returnTo={returnTo} />
-        </Suspense>
         {providerList.length > 0 && (
           <section className="providers" aria-labelledby="providers-heading">
             <h2 id="providers-heading" className="divider-heading">
@@ -127,6 +127,13 @@ export function LoginPage() {
               ))}
             </ul>
           </section>
+        )}
+        {/* Last, and only once the providers are shown: a part that arrives later goes below
+            what is already there, so nothing moves under a pointer about to click it. */}
+        {providers !== undefined && (
+          <Suspense fallback={null}>
+            <PasskeySignIn returnTo={returnTo} />
+          </Suspense>
         )}
       </Page>
     </AuthFrame>
