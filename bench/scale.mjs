@@ -306,6 +306,24 @@ function operations(ctx) {
       request: () => ({ url: `/api/links?q=${WORD.toLowerCase()}&limit=1`, token: ctx.person }),
       check: expectItems(1),
     },
+    // A word in nearly every title ("Page <n> of the handbook"): tens of thousands of matches on
+    // the large instance, of which a page shows the newest. The console's Links page asks for the
+    // pinned links and the others apart, and for the count; its palette for six of each.
+    ...[
+      ['q=handbook', 50],
+      ['q=handbook&pinned=false', 50],
+      ['q=handbook&pinned=true', 0],
+      ['q=ha', 50],
+      ['q=qu', 1],
+    ].map(([query, items]) => ({
+      name: `GET /api/links?${query}`,
+      request: () => ({ url: `/api/links?${query}&limit=50`, token: ctx.person }),
+      check: expectItems(items),
+    })),
+    ...['', '?q=handbook'].map((query) => ({
+      name: `GET /api/links/count${query}`,
+      request: () => ({ url: `/api/links/count${query}`, token: ctx.person }),
+    })),
     {
       name: 'GET /api/admin/users?q=<prefix>',
       request: () => ({ url: '/api/admin/users?q=person-0004&limit=50', token: ctx.admin }),

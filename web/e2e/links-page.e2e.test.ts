@@ -743,3 +743,22 @@ describe('in German', () => {
     await api('/api/users/me', { method: 'PATCH', body: { language: 'en' } })
   })
 })
+
+describe('a list of more than 1,000 links', () => {
+  it('says where the page is in "1,000+": the count stops there', async () => {
+    const links = Array.from({ length: 1001 }, (_, i) => ({
+      url: `https://many.example/${i}`,
+      title: `Many page ${i}`,
+    }))
+    const content = JSON.stringify({ format: 'switchboard-links', version: 1, links })
+    await api('/api/links/import', { method: 'POST', body: { format: 'json', content } })
+    await page.goto('/links')
+    await expect
+      .poll(() => page.getByTestId('links-position').textContent())
+      .toBe('1–25 of 1,000+ links')
+    await page.goto('/links?q=many+page+1')
+    await expect
+      .poll(() => page.getByTestId('links-position').textContent())
+      .toBe('1–25 of 112 links')
+  })
+})

@@ -100,7 +100,7 @@ describe('collections', () => {
     expect(slugs(next)).toEqual(['coll-b'])
     // The list's total counts the collection's links the same way.
     const counted = await call(owner, 'GET', `/api/links/count?collection_id=${id}`)
-    expect(counted.json()).toEqual({ total: 3 })
+    expect(counted.json()).toEqual({ total: 3, capped: false })
     const others = await createLink(t, reader.token, { url: 'https://theirs.example/' })
     const refused = await call(owner, 'PUT', `/api/collections/${id}/links`, {
       link_ids: [others.id],
@@ -111,6 +111,7 @@ describe('collections', () => {
     expect(slugs(await call(reader, 'GET', `/api/links?collection_id=${id}`))).toEqual([])
     expect((await call(reader, 'GET', `/api/links/count?collection_id=${id}`)).json()).toEqual({
       total: 0,
+      capped: false,
     })
   })
 

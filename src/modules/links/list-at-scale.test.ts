@@ -96,8 +96,13 @@ beforeAll(async () => {
   await analyzeIfPostgres(t)
 }, 300_000)
 
-async function search(q: string, cursor?: string) {
-  const query = new URLSearchParams({ q, limit: '50', ...(cursor !== undefined && { cursor }) })
+async function search(q: string, cursor?: string, pinned?: boolean) {
+  const query = new URLSearchParams({
+    q,
+    limit: '50',
+    ...(cursor !== undefined && { cursor }),
+    ...(pinned !== undefined && { pinned: String(pinned) }),
+  })
   const response = await t.app.inject({
     method: 'GET',
     url: `/api/links?${query.toString()}`,
@@ -279,6 +284,104 @@ describe('GET /api/links?q= with 100,000 links', () => {
     expect(seen).toHaveLength(100)
     expect(new Set(seen).size).toBe(100)
     expect(seen.slice(0, 6).sort()).toEqual(expected.sort())
+  })
+
+  it('walks the newest visible links for a term in nearly every title, and stops at the page', async () => {
+    // "link" is in 99,750 of the 100,000 titles ("Link <n>"), and in one with the Kelvin sign,
+    // which the trigram index folds to "k" and LIKE does not.
+    const kelvin = await createLink(t, user.token, {
+      url: 'https://special.example/kelvin',
+      title: 'Lin\u212A sign',
+    })
+    try {
+      const statements = await statementsOf(/links_fts/, () => search('link'))
+      const visible = (await visibleInOrder()).filter(
+        (row) => row.id === kelvin.id || /^(mine|team)-\d+$/.test(row.id),
+      )
+      const expected = visible.filter(
+        (row) => row.id === kelvin.id || Number(row.id.split('-')[1]) % 400 !== 0,
+      )
+      const first = await search('link')
+      expect(first.items.map((item) => item.id)).toEqual(expected.slice(0, 50).map((r) => r.id))
+      const after = expected[20_000]!
+      const deep = await search('link', encodeCursor([after.created_at, after.id]))
+      expect(deep.items.map((item) => item.id)).toEqual(
+        expected.slice(20_001, 20_051).map((r) => r.id),
+      )
+      if (t.database.engine === 'sqlite') {
+        // The owners' newest links, each tested: the index is asked about one link at a time, for a
+        // link whose text is not ASCII.
+        const walk = statements.find((statement) => /from "links"/.test(statement.text))!
+        await expectPerOwner(walk)
+        const plan = (await sqlitePlanOf(t, walk)).join('\n')
+        expect(plan).not.toMatch(/SCAN link_search_rows\b/)
+        expect(plan).toMatch(/SCAN links_fts VIRTUAL TABLE INDEX \d+:=M/)
+      }
+      // The Links screen and the palette ask for the pinned links and the others apart: the
+      // pinned ones read from the person's pins, each tested; the others walked.
+      const pin = (method: 'PUT' | 'DELETE') =>
+        t.app.inject({ method, url: `/api/links/mine-5/pin`, headers: bearer(user.token) })
+      expect((await pin('PUT')).statusCode).toBe(204)
+      const pinnedStatements = await statementsOf(/link_pins/, () =>
+        search('link', undefined, true),
+      )
+      expect((await search('link', undefined, true)).items.map((item) => item.id)).toEqual([
+        'mine-5',
+      ])
+      expect((await search('link', undefined, false)).items.map((item) => item.id)).toEqual(
+        expected
+          .map((r) => r.id)
+          .filter((id) => id !== 'mine-5')
+          .slice(0, 50),
+      )
+      expect((await pin('DELETE')).statusCode).toBe(204)
+      if (t.database.engine === 'sqlite') {
+        const pinnedPage = pinnedStatements.find((statement) =>
+          /from "links"/.test(statement.text),
+        )!
+        const plan = await sqlitePlanOf(t, pinnedPage)
+        expect(plan.slice(0, 3)).toEqual([
+          'SEARCH links USING INDEX sqlite_autoindex_links_1 (id=?)',
+          expect.stringMatching(/^LIST SUBQUERY/),
+          'SEARCH link_pins USING COVERING INDEX sqlite_autoindex_link_pins_1 (user_id=?)',
+        ])
+        expect(plan.join('\n')).not.toMatch(/SCAN (links|link_search_rows)\b/)
+        expect(plan.join('\n')).toMatch(/SCAN links_fts VIRTUAL TABLE INDEX \d+:=M/)
+      }
+      // The count stops past 1,000: "of 1,000+".
+      const count = async (q: string) =>
+        (
+          await t.app.inject({
+            method: 'GET',
+            url: `/api/links/count?q=${q}`,
+            headers: bearer(user.token),
+          })
+        ).json<{ total: number; capped: boolean }>()
+      const counting = await statementsOf(/links_fts/, async () =>
+        expect(await count('link')).toEqual({ total: 1000, capped: true }),
+      )
+      if (t.database.engine === 'sqlite') {
+        // The trigram index hands the matches over one by one, each one's search row read by its
+        // key, until the count is past 1,000: not every match collected first.
+        const plan = await sqlitePlanOf(t, counting[0]!)
+        expect(plan.slice(0, 3)).toEqual([
+          'CO-ROUTINE matches',
+          expect.stringMatching(/^SCAN links_fts VIRTUAL TABLE INDEX \d+:M/),
+          'SEARCH link_search_rows USING INTEGER PRIMARY KEY (rowid=?)',
+        ])
+      }
+      expect(await count(WORD)).toEqual({ total: 100, capped: false })
+      // Common among all links (20,000 strangers' addresses), in none the person sees: the walk
+      // gives up and the index's matches decide.
+      expect((await search('s1.example')).items).toEqual([])
+    } finally {
+      const removed = await t.app.inject({
+        method: 'DELETE',
+        url: `/api/links/${kelvin.id}`,
+        headers: bearer(user.token),
+      })
+      expect(removed.statusCode).toBe(204)
+    }
   })
 
   it('finds terms of 1 and 2 characters, LIKE’s wildcards, quotes and non-ASCII letters', async () => {

@@ -140,10 +140,17 @@ export const LinkFilterQuery = Type.Object(
 )
 export type LinkFilterQuery = Static<typeof LinkFilterQuery>
 
+/** The most links a count counts: past it, `capped` says there are more. */
+export const MAX_COUNTED_LINKS = 1000
+
 export const LinkCount = Type.Object({
   total: Type.Integer({
     minimum: 0,
-    description: 'How many links the list has with these filters',
+    maximum: MAX_COUNTED_LINKS,
+    description: `How many links the list has with these filters, up to ${MAX_COUNTED_LINKS}`,
+  }),
+  capped: Type.Boolean({
+    description: `True when the list has more than ${MAX_COUNTED_LINKS} links: \`total\` is then ${MAX_COUNTED_LINKS}`,
   }),
 })
 export type LinkCount = Static<typeof LinkCount>

@@ -46,6 +46,7 @@ import type {
   SlugAvailabilityQuery,
   UpdateLinkBody,
 } from './schemas.js'
+import { MAX_COUNTED_LINKS } from './schemas.js'
 import { normalizeLinkUrl } from './url.js'
 import { deletePin, insertPin, syncSlugKeys } from './shares.repo.js'
 import { findViewExtras, type ViewExtras } from './view-extras.repo.js'
@@ -253,13 +254,18 @@ export async function listLinks(
   )
 }
 
-/** How many links the list holds with these filters, for "1–25 of 1,228". */
+/**
+ * How many links the list holds with these filters, for "1–25 of 228" — or "of 1,000+": past
+ * MAX_COUNTED_LINKS the count stops, so that its cost stays that of a page's.
+ */
 export async function countLinks(
   deps: Deps,
   caller: Caller,
   query: LinkFilterQuery,
 ): Promise<LinkCount> {
-  return { total: await countVisibleLinks(deps.db, caller.user.id, linkFilters(query, caller)) }
+  const filters = linkFilters(query, caller)
+  const total = await countVisibleLinks(deps.db, caller.user.id, filters, MAX_COUNTED_LINKS)
+  return { total: Math.min(total, MAX_COUNTED_LINKS), capped: total > MAX_COUNTED_LINKS }
 }
 
 /**

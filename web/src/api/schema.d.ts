@@ -9568,8 +9568,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description How many links the list has with these filters */
+                        /** @description How many links the list has with these filters, up to 1000 */
                         total: number;
+                        /** @description True when the list has more than 1000 links: `total` is then 1000 */
+                        capped: boolean;
                     };
                 };
             };

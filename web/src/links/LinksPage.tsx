@@ -218,14 +218,17 @@ export function LinksPage() {
 }
 
 /**
- * Where the page is: "1–25 of 1,228 links", or the total alone when the page's place is not known
- * (an address from before), or the count on the page until the total arrives.
+ * Where the page is: "1–25 of 228 links" (or "of 1,000+ links": the API counts no further), or the
+ * total alone when the page's place is not known (an address from before), or the count on the
+ * page until the total arrives.
  */
 function position(view: LinksView, t: ReturnType<typeof useI18n>['t']): string {
   const shown = view.items.length
   if (view.total === undefined) return t('links.shown', { count: shown })
-  if (view.start === undefined) return t('links.total', { count: view.total })
-  return t('links.range', {
+  const count = { count: view.total }
+  if (view.start === undefined)
+    return view.capped ? t('links.totalMore', count) : t('links.total', count)
+  return t(view.capped ? 'links.rangeMore' : 'links.range', {
     start: view.start,
     end: view.start + shown - 1,
     count: view.total,

@@ -133,6 +133,8 @@ export function useLinksView({
     links,
     items,
     total: total.data?.total,
+    /** More links than `total` (the API counts to 1,000). */
+    capped: total.data?.capped ?? false,
     start,
     scope,
     filtered:

@@ -1,0 +1,139 @@
+/**
+ * SQLite: a search whose term is in a good part of the links, answered by walking the person's
+ * newest visible links and testing each, instead of reading every match. A term in most titles
+ * (a company's name, "wiki") has tens of thousands of matches at 100,000 links, and the trigram
+ * index hands them over in no useful order: ordering them all to keep the newest 51 took
+ * 100–130 ms, during which SQLite — on the event loop's thread — held every other request. Walked
+ * newest first, the page is full after about 51 links. A term of one or two characters, below
+ * the trigram index, is walked too: otherwise every visible link is tested.
+ *
+ * The walk is exact: the newest links after the cursor, in the page's order, each tested; a page
+ * full of links that pass is the page a full read gives, and so is a walk that reached the last
+ * visible link. Where the links it tests pass too rarely to fill the page within MOST_WALKED, it
+ * gives up, and the caller reads the page the other way
+ * (docs/decisions/0077-search-walks-the-newest-links-for-common-terms.md).
+ */
+import { sql, type RawBuilder } from 'kysely'
+import type { PageWindow } from '../../db/keyset.js'
+import { compiledOnce } from '../../db/precompiled.js'
+import type { Executor } from '../../db/schema.js'
+import { anyLike, containing, ftsPhrase } from '../../db/text-search.js'
+import type { LinkFilters } from './list.repo.js'
+import { ownersPage, pageOwners, type OwnersPageTest } from './owners-page.repo.js'
+import { asVisible, type VisibleLink } from './visible.repo.js'
+
+/** The shortest search the trigram index answers (migration 0065_link_search). */
+export const TRIGRAM = 3
+
+/**
+ * A term with at least this many matches among all links is walked; a rarer one is read from the
+ * trigram index, which costs less than the walk's first round for it. Counting up to it costs
+ * about 0.2 ms.
+ */
+export const COMMON_MATCHES = 1000
+
+/** The walk's first round tests this many of the newest links; later ones a power of two more. */
+const FIRST_ROUND = 128
+
+/** The most links one walk tests (about 2 µs each); it gives up before, once it expects to. */
+const MOST_WALKED = 2048
+
+/**
+ * How many links the next round tests: those the page still needs at the rate found so far (one
+ * found at least, and a quarter more), as a power of two — each size is a statement of its own —
+ * or 0 where that would pass MOST_WALKED.
+ */
+function nextRound(walked: number, found: number, needed: number): number {
+  const expected = Math.ceil((needed * walked * 1.25) / Math.max(found, 1))
+  const size = Math.max(FIRST_ROUND, 2 ** Math.ceil(Math.log2(expected)))
+  return walked + size > MOST_WALKED ? 0 : size
+}
+
+const selectMatchCount = compiledOnce(['phrase'], (ex, p) => {
+  const limit = sql.lit(COMMON_MATCHES)
+  const matches = sql`select rowid from links_fts where links_fts match ${p.phrase} limit ${limit}`
+  return ex.selectFrom(sql`(${matches})`.as('matches')).select(sql<number>`count(*)`.as('n'))
+})
+
+/** Whether the term has COMMON_MATCHES matches or more among all links (seen or not). */
+async function isCommonTerm(ex: Executor, q: string): Promise<boolean> {
+  const [row] = await selectMatchCount(ex, { phrase: ftsPhrase(q) })
+  return row !== undefined && row.n >= COMMON_MATCHES
+}
+
+/** Any non-ASCII character (GLOB's class of everything but U+0001–U+007F). */
+const NON_ASCII = sql`'*[^' || char(1) || '-' || char(127) || ']*'`
+
+/**
+ * Whether the link contains the term as the list's search means it: LIKE ignoring ASCII case for
+ * a short term; from 3 characters on, the trigram index's phrase (Unicode's case folding), whose
+ * matches are LIKE's and, in a text with other than ASCII, more — "Ä" for "ä" — which the index
+ * itself is asked about for that link.
+ */
+export function searchTest(short: boolean, pattern: string, phrase: string): RawBuilder<number> {
+  const like = anyLike(['links.title', 'links.url', 'links.slug'], pattern)
+  if (short) return sql<number>`${like}`
+  const text = sql`coalesce(links.title, '') || links.url || coalesce(links.slug, '')`
+  const searchRow = sql`select id from link_search_rows where link_id = links.id`
+  const indexed = sql`exists (select 1 from links_fts
+    where links_fts match ${phrase} and links_fts.rowid = (${searchRow}))`
+  return sql<number>`(${like} or (${text} glob ${NON_ASCII} and ${indexed}))`
+}
+
+/** searchTest for the term itself. */
+export function containsTest(q: string): RawBuilder<number> {
+  return searchTest([...q].length < TRIGRAM, containing(q), ftsPhrase(q))
+}
+
+/** The links `userId` did not pin pass; `passes` those that also pass `test`. */
+function unpinnedAnd(test: RawBuilder<number>, userId: string): RawBuilder<number> {
+  const pin = sql`select 1 from link_pins where link_pins.user_id = ${userId}
+    and link_pins.link_id = links.id`
+  return sql<number>`(${test} and not exists (${pin}))`
+}
+
+/**
+ * The page of links containing `q` — of those the person did not pin, with `pinned: false` — walked
+ * (see above); null where it is not walked — a rare term, a person whose page is not read owner by
+ * owner — or the walk gave up.
+ */
+export async function walkedSearchPage(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+  q: string,
+  window: PageWindow,
+): Promise<VisibleLink[] | null> {
+  const short = [...q].length < TRIGRAM
+  if (!short && !(await isCommonTerm(ex, q))) return null
+  const owners = await pageOwners(ex, userId, filters)
+  if (owners === null) return null
+  const unpinned = filters.pinned === false
+  const test: OwnersPageTest = {
+    shape: `${short ? 'like' : 'phrase'}${unpinned ? ':unpinned' : ''}`,
+    names: short ? ['pattern'] : ['pattern', 'phrase'],
+    build: (_ex, p) => {
+      const contains = searchTest(short, p.pattern!, p.phrase!)
+      return unpinned ? unpinnedAnd(contains, p.userId!) : contains
+    },
+    values: { pattern: containing(q), ...(!short && { phrase: ftsPhrase(q) }) },
+  }
+  const found: VisibleLink[] = []
+  let after = window.after
+  let walked = 0
+  for (let size = FIRST_ROUND; size > 0;) {
+    const rows = await ownersPage(ex, owners, { limit: size - 1, after }, test)
+    for (const row of rows) {
+      if (!row.passes) continue
+      found.push(asVisible(row))
+      if (found.length > window.limit) return found
+    }
+    // Every visible link after the cursor was tested.
+    if (rows.length < size) return found
+    walked += rows.length
+    const last = rows.at(-1)!
+    after = [last.created_at, last.id]
+    size = nextRound(walked, found.length, window.limit + 1 - found.length)
+  }
+  return null
+}
