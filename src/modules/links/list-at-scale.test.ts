@@ -4,8 +4,10 @@
  * A page (the first, or one deep in the list by cursor) reads each owner's newest links from its
  * index instead of all 40,000 visible ones; from 3 characters on, a search (GET /api/links?q=)
  * reads its candidates from trigrams (PostgreSQL pg_trgm, SQLite FTS5 — whose table also decides
- * the page, so SQLite reads links for the page's rows only). Shorter terms and
- * characters with a meaning to LIKE or FTS5 still find what they contain.
+ * the page, so SQLite reads links for the page's rows only); on SQLite a term in most titles is
+ * found by walking the person's newest links instead, the pinned ones from the pins, and a count
+ * stops past 1,000. Shorter terms and characters with a meaning to LIKE or FTS5 still find what
+ * they contain.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sql } from 'kysely'

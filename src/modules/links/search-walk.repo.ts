@@ -2,10 +2,10 @@
  * SQLite: a search whose term is in a good part of the links, answered by walking the person's
  * newest visible links and testing each, instead of reading every match. A term in most titles
  * (a company's name, "wiki") has tens of thousands of matches at 100,000 links, and the trigram
- * index hands them over in no useful order: ordering them all to keep the newest 51 took
- * 100–130 ms, during which SQLite — on the event loop's thread — held every other request. Walked
- * newest first, the page is full after about 51 links. A term of one or two characters, below
- * the trigram index, is walked too: otherwise every visible link is tested.
+ * index hands them over in no useful order: ordering them all to keep the newest 51 took 50 to
+ * 150 ms a page, during which SQLite — on the event loop's thread — held every other request.
+ * Walked newest first, the page is full after about 51 links. A term of one or two characters,
+ * below the trigram index, is walked too: otherwise every visible link is tested.
  *
  * The walk is exact: the newest links after the cursor, in the page's order, each tested; a page
  * full of links that pass is the page a full read gives, and so is a walk that reached the last

@@ -25,7 +25,7 @@ export interface LinksSearch {
   /** One collection's links, in its order. */
   collection?: string
   cursor?: string
-  /** With `cursor`: the place of the page's first link in the list, from 1 ("26–50 of 1,228"). */
+  /** With `cursor`: the place of the page's first link in the list, from 1 ("26–50 of 228"). */
   from?: number
   /** Opens the create dialog (the command palette's "Create link"). */
   new?: boolean
