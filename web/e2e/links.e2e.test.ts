@@ -54,6 +54,16 @@ async function checkAccessibility(name: string): Promise<void> {
   await checks.checkAccessibility(page, name)
 }
 
+/** The command palette opened with Ctrl+K on the profile page; its search field. */
+async function openPaletteOnProfile(): Promise<Locator> {
+  await page.goto('/account')
+  await expectHeading('Profile')
+  await page.keyboard.press('Control+k')
+  const input = page.getByRole('combobox', { name: 'Search links, tags, organizations and pages' })
+  await input.waitFor()
+  return input
+}
+
 beforeAll(async () => {
   server = await startConsoleServer()
   browser = await openBrowser()
@@ -172,13 +182,7 @@ describe('links, go-links and the command palette in Chromium', () => {
   })
 
   it('finds the link again from the command palette with the keyboard only', async () => {
-    await page.goto('/account')
-    await expectHeading('Profile')
-    await page.keyboard.press('Control+k')
-    const input = page.getByRole('combobox', {
-      name: 'Search links, tags, organizations and pages',
-    })
-    await input.waitFor()
+    const input = await openPaletteOnProfile()
     expect(await input.evaluate((element) => element === document.activeElement)).toBe(true)
     await checkAccessibility('command palette')
     await page.keyboard.type('check hand')
@@ -240,13 +244,7 @@ describe('links, go-links and the command palette in Chromium', () => {
   })
 
   it('never names a result that is gone from the palette', async () => {
-    await page.goto('/account')
-    await expectHeading('Profile')
-    await page.keyboard.press('Control+k')
-    const input = page.getByRole('combobox', {
-      name: 'Search links, tags, organizations and pages',
-    })
-    await input.waitFor()
+    const input = await openPaletteOnProfile()
     await page.keyboard.type('audit')
     await page.getByRole('menuitem', { name: 'Administration: audit log' }).waitFor()
     // React Aria highlights the first result itself.

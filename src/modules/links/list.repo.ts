@@ -251,7 +251,7 @@ function ownerConditions(
   return conditions
 }
 
-/** No filter but the term and the owner: the search rows decide, and the list's newest order. */
+/** No filter but the term and the owner's: the search rows alone decide which links count. */
 function onlyOwnerFilters(filters: LinkFilters): boolean {
   return (
     filters.tagId === undefined &&
