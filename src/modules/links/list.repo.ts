@@ -19,29 +19,12 @@ import {
   visibleToIndexed,
   type LinkColumns,
 } from './visibility.js'
+import type { LinkFilters } from './link-filters.js'
 import { ownersPage, pageOwners } from './owners-page.repo.js'
 import { containsTest, TRIGRAM, walkedSearchPage } from './search-walk.repo.js'
 import { asVisible, linksAsSeenBy, visibleLinks, type VisibleLink } from './visible.repo.js'
 
-export interface LinkFilters {
-  tagId?: string
-  q?: string
-  organizationId?: string
-  /**
-   * `personal`: the user's own links only; `organization`: only links shared with an organization.
-   */
-  owner?: 'personal' | 'organization'
-  /** An API token's organization boundary — personal links and these organizations' only. */
-  reachable?: ReadonlySet<string>
-  /** Most clicked first (clicks since this UTC day, then newest id), instead of newest first. */
-  clicksSince?: string
-  /** `shared`: only links shared with one of the user's teams (directly or by a collection). */
-  scope?: 'shared'
-  /** Only the links the user pinned (true), or only the others (false). */
-  pinned?: boolean
-  /** Only this collection's links (when the user sees it), in its order instead of newest first. */
-  collectionId?: string
-}
+export type { LinkFilters } from './link-filters.js'
 
 /** A link's clicks since the day, as an SQL expression (the sort key of the clicks order). */
 function clicksSinceOf(day: string) {

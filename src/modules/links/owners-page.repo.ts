@@ -8,7 +8,7 @@ import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from '../../db/schema.js'
 import { assertIssuedCursor, keyset, type PageWindow } from '../../db/keyset.js'
 import { compiledOnce } from '../../db/precompiled.js'
-import type { LinkFilters } from './list.repo.js'
+import type { LinkFilters } from './link-filters.js'
 import { teamLinkIds } from './visibility.js'
 import { linksAsSeenBy, type VisibleRow } from './visible.repo.js'
 
@@ -32,10 +32,10 @@ const selectOrganizationIds = compiledOnce(['userId'], (ex, p) =>
 )
 
 /**
- * Whose links a page without a search or tag may hold: the user, and the organizations they
- * belong to that the filters keep, and, without a filter on the owner, the links shared with their
- * teams; null when they belong to too many organizations to read one by one, or to a team and an
- * API token's boundary applies.
+ * Whose links a page newest first may hold (without a tag, a team scope or a collection): the
+ * user, and the organizations they belong to that the filters keep, and, without a filter on the
+ * owner, the links shared with their teams; null when they belong to too many organizations to
+ * read one by one, or to a team and an API token's boundary applies.
  */
 export async function pageOwners(
   ex: Executor,

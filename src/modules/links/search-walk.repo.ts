@@ -18,7 +18,7 @@ import type { PageWindow } from '../../db/keyset.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import type { Executor } from '../../db/schema.js'
 import { anyLike, containing, ftsPhrase } from '../../db/text-search.js'
-import type { LinkFilters } from './list.repo.js'
+import type { LinkFilters } from './link-filters.js'
 import { ownersPage, pageOwners, type OwnersPageTest } from './owners-page.repo.js'
 import { asVisible, type VisibleLink } from './visible.repo.js'
 

@@ -1,0 +1,20 @@
+/** The filters of the Links list (GET /api/links and its count), as its statements read them. */
+export interface LinkFilters {
+  tagId?: string
+  q?: string
+  organizationId?: string
+  /**
+   * `personal`: the user's own links only; `organization`: only links shared with an organization.
+   */
+  owner?: 'personal' | 'organization'
+  /** An API token's organization boundary — personal links and these organizations' only. */
+  reachable?: ReadonlySet<string>
+  /** Most clicked first (clicks since this UTC day, then newest id), instead of newest first. */
+  clicksSince?: string
+  /** `shared`: only links shared with one of the user's teams (directly or by a collection). */
+  scope?: 'shared'
+  /** Only the links the user pinned (true), or only the others (false). */
+  pinned?: boolean
+  /** Only this collection's links (when the user sees it), in its order instead of newest first. */
+  collectionId?: string
+}
