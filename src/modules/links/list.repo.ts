@@ -272,10 +272,12 @@ async function countSearchMatches(
 }
 
 /**
- * How many visible links match the filters, up to `most` + 1: the list's own statement counted,
- * so it reads the same owners' indexes (visibleToIndexed) and never more rows than the person can
- * see, and stops once past `most` — counting a term in most of 100,000 titles to the end took
- * 100 ms on SQLite, holding the event loop.
+ * How many visible links match the filters: the list's own statement counted, so it reads the
+ * same owners' indexes (visibleToIndexed) and never more rows than the person can see. On SQLite
+ * it stops once past `most` — counting a term in most of 100,000 titles to the end took 100 ms
+ * there, holding the event loop. PostgreSQL counts them all, beside the event loop: with a limit
+ * its planner reads the links table from its start until it has found enough, which is quick
+ * where the person's links come first in it and reads the whole table where they come last.
  */
 export async function countVisibleLinks(
   ex: Executor,
@@ -287,10 +289,8 @@ export async function countVisibleLinks(
     return countSearchMatches(ex, userId, filters, filters.q, most)
   let query = filteredLinks(ex, userId, filters)
   if (filters.collectionId !== undefined) query = inCollection(query, userId, filters.collectionId)
-  const counted = query
-    .clearSelect()
-    .select('links.id')
-    .limit(most + 1)
+  const matching = query.clearSelect().select('links.id')
+  const counted = isPostgres(ex) ? matching : matching.limit(most + 1)
   const row = await ex
     .selectFrom(counted.as('counted'))
     .select(sql<number | string>`count(*)`.as('total'))
