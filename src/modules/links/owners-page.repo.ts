@@ -132,8 +132,13 @@ function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
     .limit(sql.lit(window.limit + 1))
 }
 
-/** How many shapes of the owners' page stay compiled; the oldest is dropped beyond. */
-const OWNERS_PAGE_SHAPES = 64
+/**
+ * How many shapes of the owners' page stay compiled; the oldest is dropped beyond. One kind of
+ * person (their organizations' number, a team or not) makes some 46: the pages the console and
+ * the API ask for, with a cursor and without, and a walked search's 40 (five round sizes, four
+ * tests, with a cursor and without). Each holds its SQL text, a few kilobytes.
+ */
+const OWNERS_PAGE_SHAPES = 256
 const ownersPages = new Map<
   string,
   (ex: Executor, values: Record<string, unknown>) => Promise<OwnersPageRow[]>
