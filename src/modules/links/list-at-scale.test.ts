@@ -366,8 +366,8 @@ describe('GET /api/links?q= with 100,000 links', () => {
       )
       if (t.database.engine === 'postgres') {
         // All of the visible matches counted, as the planner chooses for them (for a term in most
-        // titles, the whole table read): with a limit it read the links table from its start until
-        // it had found 1,001, which costs the whole table where the person's links come last.
+        // titles, the whole table read): a limit would have it read the links table from its start
+        // until it found 1,001, which costs the whole table where the person's links come last.
         expect(counting[0]!.text).not.toMatch(/ limit /)
       } else {
         // The trigram index hands the matches over one by one, each one's search row read by its

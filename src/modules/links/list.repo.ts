@@ -21,10 +21,8 @@ import {
 } from './visibility.js'
 import type { LinkFilters } from './link-filters.js'
 import { ownersPage, pageOwners } from './owners-page.repo.js'
-import { containsTest, TRIGRAM, walkedSearchPage } from './search-walk.repo.js'
+import { containsTest, notPinnedBy, TRIGRAM, walkedSearchPage } from './search-walk.repo.js'
 import { asVisible, linksAsSeenBy, visibleLinks, type VisibleLink } from './visible.repo.js'
-
-export type { LinkFilters } from './link-filters.js'
 
 /** A link's clicks since the day, as an SQL expression (the sort key of the clicks order). */
 function clicksSinceOf(day: string) {
@@ -185,18 +183,7 @@ function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
       .where('user_id', '=', userId)
     query = query.where('links.id', 'in', pins)
   }
-  if (filters.pinned === false)
-    query = query.where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('link_pins')
-            .select('link_pins.link_id')
-            .whereRef('link_pins.link_id', '=', 'links.id')
-            .where('link_pins.user_id', '=', userId),
-        ),
-      ),
-    )
+  if (filters.pinned === false) query = query.where(notPinnedBy(userId))
   return query
 }
 
@@ -247,7 +234,8 @@ function onlyOwnerFilters(filters: LinkFilters): boolean {
 /**
  * SQLite: the visible matches of a term counted up to `most` + 1 in the order the trigram index
  * hands them over, each one's search row read by its key: the count stops there, where `links.id
- * in (matches)` first collects every match (all 99,751 of a word in most titles: 57 ms).
+ * in (matches)` would first collect every match of a term in most titles
+ * (docs/decisions/0077-search-walks-the-newest-links-for-common-terms.md).
  */
 async function countSearchMatches(
   ex: Executor,
@@ -274,10 +262,10 @@ async function countSearchMatches(
 /**
  * How many visible links match the filters: the list's own statement counted, so it reads the
  * same owners' indexes (visibleToIndexed) and never more rows than the person can see. On SQLite
- * it stops once past `most` — counting a term in most of 100,000 titles to the end took 100 ms
- * there, holding the event loop. PostgreSQL counts them all, beside the event loop: with a limit
- * its planner reads the links table from its start until it has found enough, which is quick
- * where the person's links come first in it and reads the whole table where they come last.
+ * it stops once past `most`: the count runs on the event loop's thread, and a term in most links
+ * would have it read them all. PostgreSQL counts them all, beside the event loop: with a limit its
+ * planner reads the links table from its start until it has found enough, which is quick where
+ * the person's links come first in it and reads the whole table where they come last.
  */
 export async function countVisibleLinks(
   ex: Executor,

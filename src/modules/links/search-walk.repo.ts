@@ -2,8 +2,8 @@
  * SQLite: a search whose term is in a good part of the links, answered by walking the person's
  * newest visible links and testing each, instead of reading every match. A term in most titles
  * (a company's name, "wiki") has tens of thousands of matches at 100,000 links, and the trigram
- * index hands them over in no useful order: ordering them all to keep the newest 51 took 50 to
- * 150 ms a page, during which SQLite — on the event loop's thread — held every other request.
+ * index hands them over in no useful order: ordering them all to keep the newest 51 reads every
+ * one, and SQLite does it on the event loop's thread, holding every other request meanwhile.
  * Walked newest first, the page is full after about 51 links. A term of one or two characters,
  * below the trigram index, is walked too: otherwise every visible link is tested.
  *
@@ -85,11 +85,10 @@ export function containsTest(q: string): RawBuilder<number> {
   return searchTest([...q].length < TRIGRAM, containing(q), ftsPhrase(q))
 }
 
-/** The links `userId` did not pin pass; `passes` those that also pass `test`. */
-function unpinnedAnd(test: RawBuilder<number>, userId: string): RawBuilder<number> {
-  const pin = sql`select 1 from link_pins where link_pins.user_id = ${userId}
-    and link_pins.link_id = links.id`
-  return sql<number>`(${test} and not exists (${pin}))`
+/** True for a link `userId` did not pin (the Links screen lists the pinned ones apart). */
+export function notPinnedBy(userId: string): RawBuilder<boolean> {
+  return sql<boolean>`not exists (select 1 from link_pins
+    where link_pins.user_id = ${userId} and link_pins.link_id = links.id)`
 }
 
 /**
@@ -114,7 +113,7 @@ export async function walkedSearchPage(
     names: short ? ['pattern'] : ['pattern', 'phrase'],
     build: (_ex, p) => {
       const contains = searchTest(short, p.pattern!, p.phrase!)
-      return unpinned ? unpinnedAnd(contains, p.userId!) : contains
+      return unpinned ? sql<number>`(${contains} and ${notPinnedBy(p.userId!)})` : contains
     },
     values: { pattern: containing(q), ...(!short && { phrase: ftsPhrase(q) }) },
   }

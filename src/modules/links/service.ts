@@ -33,20 +33,21 @@ import {
   type LinkColumns,
   type LinkOwner,
 } from './repo.js'
-import { countVisibleLinks, listVisibleLinks, type LinkFilters } from './list.repo.js'
+import type { LinkFilters } from './link-filters.js'
+import { countVisibleLinks, listVisibleLinks } from './list.repo.js'
 import { findVisibleLink, type VisibleLink } from './visible.repo.js'
-import type {
-  CreateLinkBody,
-  LinkClicks,
-  LinkCount,
-  LinkFilterQuery,
-  LinkQuery,
-  LinkView,
-  SlugAvailability,
-  SlugAvailabilityQuery,
-  UpdateLinkBody,
+import {
+  MAX_COUNTED_LINKS,
+  type CreateLinkBody,
+  type LinkClicks,
+  type LinkCount,
+  type LinkFilterQuery,
+  type LinkQuery,
+  type LinkView,
+  type SlugAvailability,
+  type SlugAvailabilityQuery,
+  type UpdateLinkBody,
 } from './schemas.js'
-import { MAX_COUNTED_LINKS } from './schemas.js'
 import { normalizeLinkUrl } from './url.js'
 import { deletePin, insertPin, syncSlugKeys } from './shares.repo.js'
 import { findViewExtras, type ViewExtras } from './view-extras.repo.js'
