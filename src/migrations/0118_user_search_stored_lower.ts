@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { MigrationEngine } from './column-types.js'
+import { trigramOperatorClass } from './pg-trigram.js'
 
 /**
  * PostgreSQL: the administrators' user search compares lower-cased copies of the email and the
@@ -28,11 +29,4 @@ export async function down(db: Kysely<unknown>, engine: MigrationEngine): Promis
     with (gin_pending_list_limit = 64)`.execute(db)
   await sql`drop index users_search_lower_trgm_idx`.execute(db)
   await sql`alter table users drop column email_lower, drop column name_lower`.execute(db)
-}
-
-/** pg_trgm's operator class, named with the schema the extension lives in. */
-async function trigramOperatorClass(db: Kysely<unknown>) {
-  const found = await sql<{ schema: string }>`select n.nspname as schema from pg_extension e
-    join pg_namespace n on n.oid = e.extnamespace where e.extname = 'pg_trgm'`.execute(db)
-  return sql`${sql.id(found.rows[0]!.schema)}.gin_trgm_ops`
 }

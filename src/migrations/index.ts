@@ -52,6 +52,7 @@ import * as m0116 from './0116_link_search_merge.js'
 import * as m0117 from './0117_user_search_rows_order.js'
 import * as m0118 from './0118_user_search_stored_lower.js'
 import * as m0119 from './0119_scim_request_ring.js'
+import * as m0120 from './0120_link_search_stored_lower.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -108,4 +109,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0117_user_search_rows_order': m0117,
   '0118_user_search_stored_lower': m0118,
   '0119_scim_request_ring': m0119,
+  '0120_link_search_stored_lower': m0120,
 }

@@ -256,7 +256,10 @@ describe('GET /api/links?q= with 100,000 links', () => {
     const statement = statements[0]!
     if (t.database.engine === 'postgres') {
       const plan = await postgresPlanOf(t, statement)
-      expect(plan.text, plan.text).toMatch(/links_title_trgm_idx/)
+      // One index over the stored lower-cased copy; no lower() per candidate.
+      expect(plan.text, plan.text).toMatch(/links_search_lower_trgm_idx/)
+      expect(statement.text).toMatch(/"links"\."search_lower" like lower\(/)
+      expect(statement.text).not.toMatch(/lower\("links"\."title"\)/)
       expect(plan.seqScans).not.toContain('links')
       // The owners' indexes would read the 40,000 visible links: over 1,000 buffers.
       expect(plan.buffers, plan.text).toBeLessThan(400)

@@ -8,7 +8,7 @@ import type { Executor } from '../../db/schema.js'
 import { assertIssuedCursor, newestFirst, type PageWindow } from '../../db/keyset.js'
 import { invalidField } from '../../errors.js'
 import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
-import { anyContains, ftsPhrase } from '../../db/text-search.js'
+import { anyContains, ftsPhrase, loweredContains } from '../../db/text-search.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import {
@@ -38,12 +38,14 @@ function afterClicks(window: PageWindow): { clicks: number; id: string } | null 
 }
 
 /**
- * True where the link's title, URL or slug contains `q`, ignoring case. From 3 characters on, the
- * trigram indexes answer it: PostgreSQL's pg_trgm indexes the LIKE itself; on SQLite the FTS5
- * phrase of the term is the match (`ftsPhrase`). A shorter term is looked for among the visible
- * links only.
+ * True where the link's title, URL or slug contains `q`, ignoring case. PostgreSQL compares its
+ * stored lower-cased copy of the three (`search_lower`, their lines: a term without a line feed
+ * is in it exactly when it is in one of them), which its pg_trgm index answers from 3 characters
+ * on (migration 0120_link_search_stored_lower). On SQLite, from 3 characters on, the FTS5 phrase
+ * of the term is the match (`ftsPhrase`); a shorter term is looked for among the visible links.
  */
 function matchesSearch(ex: Executor, q: string) {
+  if (isPostgres(ex) && !q.includes('\n')) return loweredContains(sql.ref('links.search_lower'), q)
   if ([...q].length < TRIGRAM || isPostgres(ex))
     return anyContains(['links.title', 'links.url', 'links.slug'], q)
   const matches = sql`select link_search_rows.link_id from link_search_rows where link_search_rows.id in (${ftsMatches(ftsPhrase(q))})`

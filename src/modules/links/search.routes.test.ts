@@ -69,6 +69,14 @@ describe('searching the links ignoring case', () => {
     expect(await search(dora, 'ärger', `&tag_id=${tagId}`)).toEqual(ids([0]))
     expect(await search(dora, 'ärgerlich teuer!')).toEqual([])
   })
+
+  it('finds a term within the title, the URL or the slug, never across two of them', async () => {
+    const [nothing] = [links[3]!.id]
+    expect(await search(dora, 'here')).toEqual([nothing])
+    expect(await search(dora, 'com/y')).toEqual([nothing])
+    for (const spanning of ['herehttps', 'here https', 'com/ybuero', 'yb', 'eh'])
+      expect(await search(dora, spanning), spanning).toEqual([])
+  })
 })
 
 describe('a search follows the link', () => {
