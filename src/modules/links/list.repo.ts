@@ -8,7 +8,7 @@ import type { Executor } from '../../db/schema.js'
 import { assertIssuedCursor, newestFirst, type PageWindow } from '../../db/keyset.js'
 import { invalidField } from '../../errors.js'
 import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
-import { anyContains, ftsPhrase, loweredContains } from '../../db/text-search.js'
+import { anyContains, ftsPhrase } from '../../db/text-search.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import {
@@ -22,6 +22,7 @@ import {
 import type { LinkFilters } from './link-filters.js'
 import { ownersPage, pageOwners } from './owners-page.repo.js'
 import { containsTest, notPinnedBy, TRIGRAM, walkedSearchPage } from './search-walk.repo.js'
+import { ownersCount, ownersSearchPage, postgresContains } from './search-by-owner.repo.js'
 import { asVisible, linksAsSeenBy, visibleLinks, type VisibleLink } from './visible.repo.js'
 
 /** A link's clicks since the day, as an SQL expression (the sort key of the clicks order). */
@@ -39,15 +40,13 @@ function afterClicks(window: PageWindow): { clicks: number; id: string } | null 
 
 /**
  * True where the link's title, URL or slug contains `q`, ignoring case. PostgreSQL compares its
- * stored lower-cased copy of the three (`search_lower`, their lines: a term without a line feed
- * is in it exactly when it is in one of them), which its pg_trgm index answers from 3 characters
- * on (migration 0120_link_search_stored_lower). On SQLite, from 3 characters on, the FTS5 phrase
- * of the term is the match (`ftsPhrase`); a shorter term is looked for among the visible links.
+ * stored lower-cased copy of the three (postgresContains), which its pg_trgm index answers from 3
+ * characters on. On SQLite, from 3 characters on, the FTS5 phrase of the term is the match
+ * (`ftsPhrase`); a shorter term is looked for among the visible links.
  */
 function matchesSearch(ex: Executor, q: string) {
-  if (isPostgres(ex) && !q.includes('\n')) return loweredContains(sql.ref('links.search_lower'), q)
-  if ([...q].length < TRIGRAM || isPostgres(ex))
-    return anyContains(['links.title', 'links.url', 'links.slug'], q)
+  if (isPostgres(ex)) return postgresContains(q)
+  if ([...q].length < TRIGRAM) return anyContains(['links.title', 'links.url', 'links.slug'], q)
   const matches = sql`select link_search_rows.link_id from link_search_rows where link_search_rows.id in (${ftsMatches(ftsPhrase(q))})`
   return sql<boolean>`${sql.ref('links.id')} in (${matches})`
 }
@@ -262,12 +261,13 @@ async function countSearchMatches(
 }
 
 /**
- * How many visible links match the filters: the list's own statement counted, so it reads the
- * same owners' indexes (visibleToIndexed) and never more rows than the person can see. On SQLite
- * it stops once past `most`: the count runs on the event loop's thread, and a term in most links
- * would have it read them all. PostgreSQL counts them all, beside the event loop: with a limit its
- * planner reads the links table from its start until it has found enough, which is quick where
- * the person's links come first in it and reads the whole table where they come last.
+ * How many visible links match the filters, up to `most` + 1 where it can stop there: the list's
+ * own statement counted, so it reads the same owners' indexes (visibleToIndexed) and never more
+ * rows than the person can see. On SQLite it stops once past `most`: the count runs on the event
+ * loop's thread, and a term in most links would have it read them all. On PostgreSQL a count
+ * without a term, or with a common or short one, is read owner by owner and stops there too; the
+ * others count every match: with a limit on the general statement its planner reads the links
+ * table from its start until it has found enough, all of it where the person's links come last.
  */
 export async function countVisibleLinks(
   ex: Executor,
@@ -277,6 +277,10 @@ export async function countVisibleLinks(
 ): Promise<number> {
   if (onlyOwnerFilters(filters) && filters.q !== undefined && searchTablePages(ex, filters.q))
     return countSearchMatches(ex, userId, filters, filters.q, most)
+  if (onlyOwnerFilters(filters) && isPostgres(ex)) {
+    const counted = await ownersCount(ex, userId, filters, most)
+    if (counted !== null) return counted
+  }
   let query = filteredLinks(ex, userId, filters)
   if (filters.collectionId !== undefined) query = inCollection(query, userId, filters.collectionId)
   const matching = query.clearSelect().select('links.id')
@@ -305,12 +309,19 @@ export async function listVisibleLinks(
     filters.clicksSince === undefined
   const newestOnly = newestOfAll && filters.pinned === undefined
   // The Links screen's pages, with a search or without, have statements of their own: the general
-  // statement is built only for the other filters and orders. A search's page is walked where its
-  // term is common or short (search-walk.repo.ts) — also the page of the links not pinned, which
-  // the screen and the palette ask for — else read from the trigram index.
-  if (newestOfAll && filters.pinned !== true && filters.q !== undefined && !isPostgres(ex)) {
-    const walked = await walkedSearchPage(ex, userId, filters, filters.q, window)
-    if (walked !== null) return walked
+  // statement is built only for the other filters and orders. A search's page is read owner by
+  // owner where its term is common or short — walked on SQLite (search-walk.repo.ts), filtered on
+  // PostgreSQL (search-by-owner.repo.ts) — also the page of the links not pinned, which the screen
+  // and the palette ask for; else it is read from the trigram index.
+  if (newestOfAll && filters.pinned !== true && filters.q !== undefined) {
+    const byOwner = await (isPostgres(ex) ? ownersSearchPage : walkedSearchPage)(
+      ex,
+      userId,
+      filters,
+      filters.q,
+      window,
+    )
+    if (byOwner !== null) return byOwner
   }
   if (newestOnly && filters.q !== undefined && searchTablePages(ex, filters.q))
     return searchPage(ex, userId, filters, filters.q, window)

@@ -79,17 +79,24 @@ function byCreation<Q extends Parameters<typeof keyset>[0]>(query: Q, window: Pa
  * An organization's branch checks the membership again, in the same statement: one left a moment
  * ago does not show. For someone in a team, the links shared with their teams are one more branch:
  * it reads each of those links, so it grows with what the teams share, not with all the links.
+ * With a `filter`, each branch keeps only the links that pass it.
  */
-function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
+function newestOfOwners(
+  ex: Executor,
+  owners: PageOwners,
+  window: PageWindow,
+  filter?: RawBuilder<boolean>,
+) {
   const branches = []
   const columns = ['links.id', 'links.created_at'] as const
-  if (owners.personal)
-    branches.push(ex.selectFrom('links').select(columns).where('links.user_id', '=', owners.userId))
+  const links = () => {
+    const all = ex.selectFrom('links').select(columns)
+    return filter === undefined ? all : all.where(filter)
+  }
+  if (owners.personal) branches.push(links().where('links.user_id', '=', owners.userId))
   for (const organizationId of owners.organizationIds)
     branches.push(
-      ex
-        .selectFrom('links')
-        .select(columns)
+      links()
         .where('links.organization_id', '=', organizationId)
         .where((eb) =>
           eb.exists(
@@ -103,10 +110,7 @@ function newestOfOwners(ex: Executor, owners: PageOwners, window: PageWindow) {
     )
   if (owners.teams)
     branches.push(
-      ex
-        .selectFrom('links')
-        .select(columns)
-        .where(sql<boolean>`${sql.ref('links.id')} in (${teamLinkIds(owners.userId)})`),
+      links().where(sql<boolean>`${sql.ref('links.id')} in (${teamLinkIds(owners.userId)})`),
     )
   // An owner-less page (a filter no membership passes) still needs one branch: it finds nothing.
   if (branches.length === 0)
@@ -216,4 +220,46 @@ export function ownersPage(
   owners.organizationIds.forEach((id, i) => (values[`org${i}`] = id))
   if (window.after !== null) [values.afterTime, values.afterId] = window.after
   return page(ex, values)
+}
+
+/**
+ * The page of the owners' newest links that pass `filter`, each owner's branch filtered: built for
+ * each request, so that PostgreSQL plans it for the filter's values — for each owner, reading its
+ * newest links in its index's order until enough pass, or the links that pass from another index
+ * and then ordering them, whichever it expects to cost less.
+ */
+export function filteredOwnersPage(
+  ex: Executor,
+  owners: PageOwners,
+  window: PageWindow,
+  filter: RawBuilder<boolean>,
+): Promise<VisibleRow[]> {
+  assertIssuedCursor(window)
+  const query = linksAsSeenBy(ex, owners.userId).where(
+    'links.id',
+    'in',
+    newestOfOwners(ex, owners, window, filter),
+  )
+  return byCreation(query, window).execute()
+}
+
+/**
+ * How many of the owners' links pass `filter` (all of them without one), counted up to `most` + 1:
+ * each owner's newest `most` + 1 read in its index's order, so that the count stops there — a
+ * limit without that order would let PostgreSQL read the links table from its start until it had
+ * found enough, all of it where the person's links come last.
+ */
+export async function countOwnersLinks(
+  ex: Executor,
+  owners: PageOwners,
+  most: number,
+  filter?: RawBuilder<boolean>,
+): Promise<number> {
+  const newest = newestOfOwners(ex, owners, { limit: most, after: null }, filter)
+  const row = await ex
+    .selectFrom(newest.as('counted'))
+    .select(sql<number | string>`count(*)`.as('total'))
+    .executeTakeFirstOrThrow()
+  // PostgreSQL answers count(*) as bigint text.
+  return Number(row.total)
 }

@@ -1,8 +1,8 @@
 /**
- * A search for a common term or a short one, walked through the person's newest links on SQLite
- * (search-walk.repo.ts), lists exactly what a full read lists: every page by cursor, with the
- * filters on the owner, the links shared with the person's team among them, and ties in creation
- * time between owners. PostgreSQL answers the same searches from its trigram indexes.
+ * A search for a common term or a short one, read through the person's newest links owner by
+ * owner — walked on SQLite (search-walk.repo.ts), filtered on PostgreSQL (search-by-owner.repo.ts)
+ * — lists exactly what a full read lists: every page by cursor, with the filters on the owner, the
+ * links shared with the person's team among them, and ties in creation time between owners.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sql } from 'kysely'
@@ -16,7 +16,11 @@ import {
 } from '../../../test/helpers/factories.js'
 import { createLink } from '../../../test/helpers/links.js'
 import { createOrganizationMember } from '../../../test/helpers/organizations.js'
-import { analyzeIfPostgres, insertLinksInBulk } from '../../../test/helpers/query-plans.js'
+import {
+  analyzeIfPostgres,
+  insertLinksInBulk,
+  statementsOf,
+} from '../../../test/helpers/query-plans.js'
 import { addTeamMember, createTeam } from '../../../test/helpers/teams.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
@@ -150,6 +154,19 @@ describe('a walked search at a few thousand links', () => {
       expect(await searchAll(q, '&pinned=false')).toEqual(matching.filter((id) => !pins.has(id)))
     },
   )
+
+  it('reads common and short terms owner by owner on PostgreSQL, a rare one from its index', async () => {
+    if (t.database.engine !== 'postgres') return
+    const byOwner = async (q: string) => {
+      const statements = await statementsOf(/"search_lower" like/, () => searchAll(q))
+      expect(statements.length).toBeGreaterThan(0)
+      // The owners' branches (the person's, their organization's, their team's) and their newest.
+      return statements.every((statement) => /owners_newest/.test(statement.text))
+    }
+    // "link" is in about 2 titles of 3, "kiwi" in 1 of 3: common by the statistics' sample.
+    for (const q of ['link', 'kiwi', 'ki', 'k']) expect(await byOwner(q), q).toBe(true)
+    expect(await byOwner('shared')).toBe(false)
+  })
 
   it('keeps the filters on the owner', async () => {
     const visible = await visibleInOrder()

@@ -1,0 +1,144 @@
+/**
+ * PostgreSQL: a search whose term is in a good part of the links, or of one or two characters, is
+ * read owner by owner (owners-page.repo.ts filteredOwnersPage) instead of from the trigram index.
+ * The index hands a common term's matches over in no useful order — `handbook` in 99,751 of
+ * 100,000 titles — and ordering them all to keep the newest 51 reads every one; read newest first
+ * from each owner's index, the page is full after about 51 links. The statement is planned for its
+ * term, so for each owner PostgreSQL still picks the trigram index where the term is rare among
+ * that owner's links. Which way a term goes is decided by PostgreSQL's own statistics of the
+ * searched text: the share of its sample that contains the term
+ * (docs/decisions/0079-postgresql-common-terms-read-owner-by-owner.md).
+ */
+import { sql, type RawBuilder } from 'kysely'
+import type { PageWindow } from '../../db/keyset.js'
+import type { Executor } from '../../db/schema.js'
+import { anyContains, loweredContains } from '../../db/text-search.js'
+import type { LinkFilters } from './link-filters.js'
+import { countOwnersLinks, filteredOwnersPage, pageOwners } from './owners-page.repo.js'
+import { notPinnedBy, TRIGRAM } from './search-walk.repo.js'
+import { asVisible, type VisibleLink } from './visible.repo.js'
+
+/** A term in at least this share of the links (by the statistics' sample) is common. */
+const COMMON_SHARE = 0.05
+
+/** A sample of fewer values says too little: its terms are read from the trigram index. */
+const LEAST_SAMPLED = 20
+
+/** How long one read of the statistics is used, in milliseconds. */
+const STATISTICS_KEPT_MS = 60_000
+
+/**
+ * True where the link's title, URL or slug contains `q`, ignoring case, on PostgreSQL: its stored
+ * lower-cased copy of the three, one line each (migration 0120_link_search_stored_lower). A term
+ * without a line feed — every term the API takes — is in those lines exactly when it is in one
+ * of the three; one with a line feed is compared field by field.
+ */
+export function postgresContains(q: string): RawBuilder<boolean> {
+  return q.includes('\n')
+    ? anyContains(['links.title', 'links.url', 'links.slug'], q)
+    : loweredContains(sql.ref('links.search_lower'), q)
+}
+
+/** PostgreSQL's sample of `links.search_lower` (pg_stats): its common values and the others. */
+interface SearchTextSample {
+  common: { value: string; share: number }[]
+  /** The histogram's bounds: a sample of the values that are not common. */
+  others: string[]
+  /** The share of the links whose value is among the others. */
+  othersShare: number
+}
+
+interface StatisticsRow {
+  common_values: string[] | null
+  common_shares: number[] | null
+  others: string[] | null
+  null_share: number
+}
+
+const samples = new WeakMap<Executor, { readAt: number; sample: SearchTextSample | null }>()
+
+/** The statistics' sample of the searched text; null before the table was first analyzed. */
+async function searchTextSample(ex: Executor): Promise<SearchTextSample | null> {
+  const kept = samples.get(ex)
+  const now = performance.now()
+  if (kept !== undefined && now - kept.readAt < STATISTICS_KEPT_MS) return kept.sample
+  const { rows } = await sql<StatisticsRow>`select
+      most_common_vals::text::text[] as common_values,
+      most_common_freqs as common_shares,
+      histogram_bounds::text::text[] as others,
+      null_frac as null_share
+    from pg_stats
+    where schemaname = current_schema() and tablename = 'links' and attname = 'search_lower'`.execute(
+    ex,
+  )
+  const sample = rows[0] === undefined ? null : sampleOf(rows[0])
+  samples.set(ex, { readAt: now, sample })
+  return sample
+}
+
+function sampleOf(row: StatisticsRow): SearchTextSample | null {
+  const values = row.common_values ?? []
+  const shares = row.common_shares ?? []
+  const common = values.map((value, i) => ({ value, share: shares[i] ?? 0 }))
+  const others = row.others ?? []
+  if (common.length + others.length < LEAST_SAMPLED) return null
+  const commonShare = shares.reduce((sum, share) => sum + share, 0)
+  return { common, others, othersShare: Math.max(0, 1 - commonShare - row.null_share) }
+}
+
+/** The share of the links whose searched text contains the (lower-cased) term, by the sample. */
+export function sampledShare(sample: SearchTextSample, term: string): number {
+  const inCommon = sample.common
+    .filter((entry) => entry.value.includes(term))
+    .reduce((sum, entry) => sum + entry.share, 0)
+  const inOthers =
+    sample.others.length === 0
+      ? 0
+      : sample.others.filter((value) => value.includes(term)).length / sample.others.length
+  return inCommon + sample.othersShare * inOthers
+}
+
+async function isCommonTerm(ex: Executor, q: string): Promise<boolean> {
+  const sample = await searchTextSample(ex)
+  return sample !== null && sampledShare(sample, q.toLowerCase()) >= COMMON_SHARE
+}
+
+/**
+ * The page of links containing `q` — of those the person did not pin, with `pinned: false` — read
+ * owner by owner (see above); null where it is not — a rare term, a person whose page is not read
+ * owner by owner.
+ */
+export async function ownersSearchPage(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+  q: string,
+  window: PageWindow,
+): Promise<VisibleLink[] | null> {
+  const short = [...q].length < TRIGRAM
+  if (!short && !(await isCommonTerm(ex, q))) return null
+  const owners = await pageOwners(ex, userId, filters)
+  if (owners === null) return null
+  const contains = postgresContains(q)
+  const filter =
+    filters.pinned === false ? sql<boolean>`(${contains} and ${notPinnedBy(userId)})` : contains
+  return (await filteredOwnersPage(ex, owners, window, filter)).map(asVisible)
+}
+
+/**
+ * How many links the person sees that hold `q` (every one without a term), up to `most` + 1, read
+ * owner by owner as the page is; null where they are not — a rare term, a person whose page is not
+ * read owner by owner.
+ */
+export async function ownersCount(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+  most: number,
+): Promise<number | null> {
+  const q = filters.q
+  if (q !== undefined && [...q].length >= TRIGRAM && !(await isCommonTerm(ex, q))) return null
+  const owners = await pageOwners(ex, userId, filters)
+  if (owners === null) return null
+  return countOwnersLinks(ex, owners, most, q === undefined ? undefined : postgresContains(q))
+}
