@@ -481,6 +481,8 @@ describe.each(['en', 'de'] as const)('password recovery in %s', (lang) => {
     )![1]!
     const database = new DatabaseSync(path.join(dataDir, 'switchboard.db'))
     try {
+      // The server may be writing (its session, the audit log): wait for its lock.
+      database.exec('pragma busy_timeout = 5000')
       database
         .prepare(
           "update password_resets set expires_at = '2000-01-01T00:00:00.000Z' where used_at is null",
