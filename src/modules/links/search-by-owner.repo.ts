@@ -5,8 +5,9 @@
  * 100,000 titles — and ordering them all to keep the newest 51 reads every one; read newest first
  * from each owner's index, the page is full after about 51 links. The statement is planned for its
  * term, so for each owner PostgreSQL still picks the trigram index where the term is rare among
- * that owner's links. Which way a term goes is decided by PostgreSQL's own statistics of the
- * searched text: the share of its sample that contains the term
+ * that owner's links. Which way a term goes is decided by PostgreSQL's own statistics: how many
+ * links there are, and the share of its sample of the searched text that holds the term. On an
+ * instance of fewer than a thousand links every search is read as before, which costs less there
  * (docs/decisions/0079-postgresql-common-terms-read-owner-by-owner.md).
  */
 import { sql, type RawBuilder } from 'kysely'
@@ -18,8 +19,15 @@ import { countOwnersLinks, filteredOwnersPage, pageOwners } from './owners-page.
 import { notPinnedBy, TRIGRAM } from './search-walk.repo.js'
 import { asVisible, type VisibleLink } from './visible.repo.js'
 
-/** A term in at least this share of the links (by the statistics' sample) is common. */
+/** A term in at least this share of the links (by the statistics' sample) may be common. */
 const COMMON_SHARE = 0.05
+
+/**
+ * A term expected in this many links or more is common; below it, reading its matches and ordering
+ * them costs less than the owners' statement. A short term, and a count, are read owner by owner
+ * from this many links on.
+ */
+const COMMON_MATCHES = 1000
 
 /** A sample of fewer values says too little: its terms are read from the trigram index. */
 const LEAST_SAMPLED = 20
@@ -49,31 +57,40 @@ interface SearchTextSample {
 }
 
 interface StatisticsRow {
+  links: number
   common_values: string[] | null
   common_shares: number[] | null
   others: string[] | null
-  null_share: number
+  null_share: number | null
 }
 
-const samples = new WeakMap<Executor, { readAt: number; sample: SearchTextSample | null }>()
+/** What PostgreSQL's statistics say of the links: how many, and the sample of their text. */
+interface LinkStatistics {
+  links: number
+  sample: SearchTextSample | null
+}
 
-/** The statistics' sample of the searched text; null before the table was first analyzed. */
-async function searchTextSample(ex: Executor): Promise<SearchTextSample | null> {
-  const kept = samples.get(ex)
+const kept = new WeakMap<Executor, { readAt: number; statistics: LinkStatistics }>()
+
+/** The links' statistics, read at most once a minute per database handle. */
+async function linkStatistics(ex: Executor): Promise<LinkStatistics> {
+  const last = kept.get(ex)
   const now = performance.now()
-  if (kept !== undefined && now - kept.readAt < STATISTICS_KEPT_MS) return kept.sample
+  if (last !== undefined && now - last.readAt < STATISTICS_KEPT_MS) return last.statistics
   const { rows } = await sql<StatisticsRow>`select
-      most_common_vals::text::text[] as common_values,
-      most_common_freqs as common_shares,
-      histogram_bounds::text::text[] as others,
-      null_frac as null_share
-    from pg_stats
-    where schemaname = current_schema() and tablename = 'links' and attname = 'search_lower'`.execute(
-    ex,
-  )
-  const sample = rows[0] === undefined ? null : sampleOf(rows[0])
-  samples.set(ex, { readAt: now, sample })
-  return sample
+      greatest(c.reltuples, 0)::float8 as links,
+      s.most_common_vals::text::text[] as common_values,
+      s.most_common_freqs as common_shares,
+      s.histogram_bounds::text::text[] as others,
+      s.null_frac as null_share
+    from pg_class c
+    left join pg_stats s on s.schemaname = current_schema() and s.tablename = 'links'
+      and s.attname = 'search_lower'
+    where c.oid = 'links'::regclass`.execute(ex)
+  const row = rows[0]
+  const statistics = { links: row?.links ?? 0, sample: row === undefined ? null : sampleOf(row) }
+  kept.set(ex, { readAt: now, statistics })
+  return statistics
 }
 
 function sampleOf(row: StatisticsRow): SearchTextSample | null {
@@ -83,7 +100,8 @@ function sampleOf(row: StatisticsRow): SearchTextSample | null {
   const others = row.others ?? []
   if (common.length + others.length < LEAST_SAMPLED) return null
   const commonShare = shares.reduce((sum, share) => sum + share, 0)
-  return { common, others, othersShare: Math.max(0, 1 - commonShare - row.null_share) }
+  const othersShare = Math.max(0, 1 - commonShare - (row.null_share ?? 0))
+  return { common, others, othersShare }
 }
 
 /** The share of the links whose searched text contains the (lower-cased) term, by the sample. */
@@ -98,9 +116,18 @@ export function sampledShare(sample: SearchTextSample, term: string): number {
   return inCommon + sample.othersShare * inOthers
 }
 
-async function isCommonTerm(ex: Executor, q: string): Promise<boolean> {
-  const sample = await searchTextSample(ex)
-  return sample !== null && sampledShare(sample, q.toLowerCase()) >= COMMON_SHARE
+/**
+ * Whether a search for `q` (a count without a term: undefined) is read owner by owner: on an
+ * instance of COMMON_MATCHES links or more, for a term of one or two characters, or none, and for a
+ * term the statistics' sample expects in COMMON_SHARE of the links and in COMMON_MATCHES of them.
+ */
+async function readsOwnerByOwner(ex: Executor, q: string | undefined): Promise<boolean> {
+  const { links, sample } = await linkStatistics(ex)
+  if (links < COMMON_MATCHES) return false
+  if (q === undefined || [...q].length < TRIGRAM) return true
+  if (sample === null) return false
+  const share = sampledShare(sample, q.toLowerCase())
+  return share >= COMMON_SHARE && share * links >= COMMON_MATCHES
 }
 
 /**
@@ -115,8 +142,7 @@ export async function ownersSearchPage(
   q: string,
   window: PageWindow,
 ): Promise<VisibleLink[] | null> {
-  const short = [...q].length < TRIGRAM
-  if (!short && !(await isCommonTerm(ex, q))) return null
+  if (!(await readsOwnerByOwner(ex, q))) return null
   const owners = await pageOwners(ex, userId, filters)
   if (owners === null) return null
   const contains = postgresContains(q)
@@ -137,7 +163,7 @@ export async function ownersCount(
   most: number,
 ): Promise<number | null> {
   const q = filters.q
-  if (q !== undefined && [...q].length >= TRIGRAM && !(await isCommonTerm(ex, q))) return null
+  if (!(await readsOwnerByOwner(ex, q))) return null
   const owners = await pageOwners(ex, userId, filters)
   if (owners === null) return null
   return countOwnersLinks(ex, owners, most, q === undefined ? undefined : postgresContains(q))
