@@ -8,7 +8,7 @@ import { trigramOperatorClass } from './pg-trigram.js'
  * of the three over lower(title), lower(url) and lower(slug) (0065_link_search). A search term has
  * no control characters, so it is a substring of that text exactly when it is a substring of one
  * of the three. A search rechecks every candidate the index gives, and lower() under a UTF-8
- * locale, three times per candidate, was most of that work
+ * locale, computed three times per candidate at each search, would be most of that work
  * (docs/decisions/0078-link-search-stored-lower-case.md). Nothing changes on SQLite.
  */
 export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {

@@ -222,7 +222,10 @@ function ownerConditions(
   return conditions
 }
 
-/** No filter but the term and the owner's: the search rows alone decide which links count. */
+/**
+ * No filter but the term and the owner's: a count the search rows (SQLite) or the owners' indexes
+ * (PostgreSQL) answer alone.
+ */
 function onlyOwnerFilters(filters: LinkFilters): boolean {
   return (
     filters.tagId === undefined &&
@@ -275,10 +278,10 @@ export async function countVisibleLinks(
   filters: LinkFilters,
   most: number,
 ): Promise<number> {
-  if (onlyOwnerFilters(filters) && filters.q !== undefined && searchTablePages(ex, filters.q))
-    return countSearchMatches(ex, userId, filters, filters.q, most)
-  if (onlyOwnerFilters(filters) && isPostgres(ex)) {
-    const counted = await ownersCount(ex, userId, filters, most)
+  if (onlyOwnerFilters(filters)) {
+    if (filters.q !== undefined && searchTablePages(ex, filters.q))
+      return countSearchMatches(ex, userId, filters, filters.q, most)
+    const counted = isPostgres(ex) ? await ownersCount(ex, userId, filters, most) : null
     if (counted !== null) return counted
   }
   let query = filteredLinks(ex, userId, filters)

@@ -7,8 +7,8 @@
  * term, so for each owner PostgreSQL still picks the trigram index where the term is rare among
  * that owner's links. Which way a term goes is decided by PostgreSQL's own statistics: how many
  * links there are, and the share of its sample of the searched text that holds the term. On an
- * instance of fewer than a thousand links every search is read as before, which costs less there
- * (docs/decisions/0079-postgresql-common-terms-read-owner-by-owner.md).
+ * instance of fewer than a thousand links every search reads the trigram index, which costs less
+ * there (docs/decisions/0079-postgresql-common-terms-read-owner-by-owner.md).
  */
 import { sql, type RawBuilder } from 'kysely'
 import type { PageWindow } from '../../db/keyset.js'
@@ -16,18 +16,11 @@ import type { Executor } from '../../db/schema.js'
 import { anyContains, loweredContains } from '../../db/text-search.js'
 import type { LinkFilters } from './link-filters.js'
 import { countOwnersLinks, filteredOwnersPage, pageOwners } from './owners-page.repo.js'
-import { notPinnedBy, TRIGRAM } from './search-walk.repo.js'
+import { COMMON_MATCHES, notPinnedBy, TRIGRAM } from './search-walk.repo.js'
 import { asVisible, type VisibleLink } from './visible.repo.js'
 
 /** A term in at least this share of the links (by the statistics' sample) may be common. */
 const COMMON_SHARE = 0.05
-
-/**
- * A term expected in this many links or more is common; below it, reading its matches and ordering
- * them costs less than the owners' statement. A short term, and a count, are read owner by owner
- * from this many links on.
- */
-const COMMON_MATCHES = 1000
 
 /** A sample of fewer values says too little: its terms are read from the trigram index. */
 const LEAST_SAMPLED = 20
@@ -119,7 +112,9 @@ export function sampledShare(sample: SearchTextSample, term: string): number {
 /**
  * Whether a search for `q` (a count without a term: undefined) is read owner by owner: on an
  * instance of COMMON_MATCHES links or more, for a term of one or two characters, or none, and for a
- * term the statistics' sample expects in COMMON_SHARE of the links and in COMMON_MATCHES of them.
+ * term the statistics' sample expects in COMMON_SHARE of the links and in COMMON_MATCHES of them
+ * (as SQLite walks a term with that many matches). Below, reading the matches and ordering them
+ * costs less than the owners' statement.
  */
 async function readsOwnerByOwner(ex: Executor, q: string | undefined): Promise<boolean> {
   const { links, sample } = await linkStatistics(ex)

@@ -226,12 +226,11 @@ function position(view: LinksView, t: ReturnType<typeof useI18n>['t']): string {
   const shown = view.items.length
   if (view.total === undefined) return t('links.shown', { count: shown })
   const count = { count: view.total }
-  if (view.start === undefined)
-    return view.capped ? t('links.totalMore', count) : t('links.total', count)
+  if (view.start === undefined) return t(view.capped ? 'links.totalMore' : 'links.total', count)
   return t(view.capped ? 'links.rangeMore' : 'links.range', {
+    ...count,
     start: view.start,
     end: view.start + shown - 1,
-    count: view.total,
   })
 }
 
