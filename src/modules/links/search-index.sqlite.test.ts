@@ -84,16 +84,19 @@ describe('the search index after an import', () => {
 
   it('is merged after two large imports that end at once, both found by the search', async () => {
     const dee = await createSignedInUser(t)
-    const fragmented = await segments()
     const answers = await Promise.all([
       importLinks(dee, 8, WRITE_PART),
       importLinks(dee, 9, WRITE_PART),
     ])
     expect(answers.map((answer) => answer.json().imported)).toEqual([WRITE_PART, WRITE_PART])
+    const written = await segments()
     await vi.waitFor(async () => expect(await mergeSearchIndexStep(t.deps.db)).toBe(false), {
       timeout: 10_000,
     })
-    expect(await segments()).toBeLessThanOrEqual(fragmented)
+    // A finished merge leaves at most one segment per level: how many levels are left depends on
+    // how the two imports' parts and the merge's steps interleaved, so it is not compared with
+    // the count before the imports — only with the count when they ended.
+    expect(await segments()).toBeLessThanOrEqual(written)
     expect(await searchTitles(dee)).toHaveLength(20)
   })
 
