@@ -82,12 +82,17 @@ export async function postgresCostOf(
 interface PlanNode {
   'Node Type': string
   'Relation Name'?: string
+  Filter?: string
   Plans?: PlanNode[]
 }
 
-function seqScannedIn(node: PlanNode): string[] {
-  const own = node['Node Type'] === 'Seq Scan' ? [node['Relation Name'] ?? '?'] : []
-  return [...own, ...(node.Plans ?? []).flatMap(seqScannedIn)]
+/** The sequential scans of the plan, each with the filter it tests on every row ('' for none). */
+function seqScansIn(node: PlanNode): { table: string; filter: string }[] {
+  const own =
+    node['Node Type'] === 'Seq Scan'
+      ? [{ table: node['Relation Name'] ?? '?', filter: node.Filter ?? '' }]
+      : []
+  return [...own, ...(node.Plans ?? []).flatMap(seqScansIn)]
 }
 
 /**
@@ -107,14 +112,19 @@ export async function postgresPlanOf(t: TestContext, statement: Statement): Prom
 interface PlanSummary {
   text: string
   buffers: number
+  /** The tables read whole. */
   seqScans: string[]
+  /** The same, with the filter each tests on every row it reads. */
+  seqScanFilters: { table: string; filter: string }[]
 }
 
 function planSummary(plan: Record<string, number>): PlanSummary {
+  const scans = seqScansIn(plan as unknown as PlanNode)
   return {
     text: JSON.stringify(plan, null, 1),
     buffers: (plan['Shared Hit Blocks'] ?? 0) + (plan['Shared Read Blocks'] ?? 0),
-    seqScans: seqScannedIn(plan as unknown as PlanNode),
+    seqScans: scans.map((scan) => scan.table),
+    seqScanFilters: scans,
   }
 }
 
