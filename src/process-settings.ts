@@ -19,9 +19,11 @@
  *   grows); returning it lowers the idle footprint.
  * - `MALLOC_ARENA_MAX=2`: glibc gives every thread that allocates its own malloc arena, each
  *   keeping freed memory. Ignored by other C libraries.
- * - `MALLOC_TRIM_THRESHOLD_=131072`, glibc's initial value, set so that it stays: glibc otherwise
- *   raises its mmap and trim thresholds after start-up frees a large block, and then keeps up to
- *   4 MiB of freed memory at the top of the heap for the life of the process.
+ * - `MALLOC_TRIM_THRESHOLD_=524288`, fixed: glibc otherwise raises its mmap and trim thresholds
+ *   after start-up frees a large block, and then keeps up to 4 MiB of freed memory at the top of
+ *   the heap for the life of the process. Not lower: a page of links on a large SQLite database
+ *   frees some 300 KiB of SQLite's working memory as its statements end, which a threshold of
+ *   128 KiB handed back to the kernel and took again on the next page, 70–80 page faults each.
  *
  * An operator's own choice wins: a semi-space size in the command line or NODE_OPTIONS (the process
  * then runs as given), a Maglev, pretenuring or heap-growing option, or a MALLOC_ARENA_MAX or
@@ -42,7 +44,7 @@ export const HEAP_GROWING_FLAG = '--heap-growing-percent=20'
 export const NO_PRETENURING_FLAG = '--no-allocation-site-pretenuring'
 export const EXPOSE_GC_FLAG = '--expose-gc'
 export const MALLOC_ARENA_MAX = '2'
-export const MALLOC_TRIM_THRESHOLD = '131072'
+export const MALLOC_TRIM_THRESHOLD = '524288'
 /**
  * Set in the restarted process's environment: it already runs with the settings (or with as many
  * of them as its Node knows), so it does not restart again.
