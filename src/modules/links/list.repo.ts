@@ -21,8 +21,9 @@ import {
 } from './visibility.js'
 import type { LinkFilters } from './link-filters.js'
 import { ownersPage, pageOwners } from './owners-page.repo.js'
-import { containsTest, notPinnedBy, TRIGRAM, walkedSearchPage } from './search-walk.repo.js'
-import { ownersCount, ownersSearchPage, postgresContains } from './search-by-owner.repo.js'
+import { walkedSearchPage } from './search-walk.repo.js'
+import { ownersCount, ownersSearchPage } from './search-by-owner.repo.js'
+import { containsTest, notPinnedBy, postgresContains, TRIGRAM } from './search-terms.repo.js'
 import { asVisible, linksAsSeenBy, visibleLinks, type VisibleLink } from './visible.repo.js'
 
 /** A link's clicks since the day, as an SQL expression (the sort key of the clicks order). */

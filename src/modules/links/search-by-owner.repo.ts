@@ -10,13 +10,12 @@
  * instance of fewer than a thousand links every search reads the trigram index, which costs less
  * there (docs/decisions/0079-postgresql-common-terms-read-owner-by-owner.md).
  */
-import { sql, type RawBuilder } from 'kysely'
+import { sql } from 'kysely'
 import type { PageWindow } from '../../db/keyset.js'
 import type { Executor } from '../../db/schema.js'
-import { anyContains, loweredContains } from '../../db/text-search.js'
 import type { LinkFilters } from './link-filters.js'
 import { countOwnersLinks, filteredOwnersPage, pageOwners } from './owners-page.repo.js'
-import { COMMON_MATCHES, notPinnedBy, TRIGRAM } from './search-walk.repo.js'
+import { COMMON_MATCHES, notPinnedBy, postgresContains, TRIGRAM } from './search-terms.repo.js'
 import { asVisible, type VisibleLink } from './visible.repo.js'
 
 /** A term in at least this share of the links (by the statistics' sample) may be common. */
@@ -27,18 +26,6 @@ const LEAST_SAMPLED = 20
 
 /** How long one read of the statistics is used, in milliseconds. */
 const STATISTICS_KEPT_MS = 60_000
-
-/**
- * True where the link's title, URL or slug contains `q`, ignoring case, on PostgreSQL: its stored
- * lower-cased copy of the three, one line each (migration 0120_link_search_stored_lower). A term
- * without a line feed — every term the API takes — is in those lines exactly when it is in one
- * of the three; one with a line feed is compared field by field.
- */
-export function postgresContains(q: string): RawBuilder<boolean> {
-  return q.includes('\n')
-    ? anyContains(['links.title', 'links.url', 'links.slug'], q)
-    : loweredContains(sql.ref('links.search_lower'), q)
-}
 
 /** PostgreSQL's sample of `links.search_lower` (pg_stats): its common values and the others. */
 interface SearchTextSample {

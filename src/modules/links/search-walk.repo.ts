@@ -13,24 +13,15 @@
  * gives up, and the caller reads the page the other way
  * (docs/decisions/0077-search-walks-the-newest-links-for-common-terms.md).
  */
-import { sql, type RawBuilder } from 'kysely'
+import { sql } from 'kysely'
 import type { PageWindow } from '../../db/keyset.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import type { Executor } from '../../db/schema.js'
-import { anyLike, containing, ftsPhrase } from '../../db/text-search.js'
+import { containing, ftsPhrase } from '../../db/text-search.js'
 import type { LinkFilters } from './link-filters.js'
 import { ownersPage, pageOwners, type OwnersPageTest } from './owners-page.repo.js'
+import { COMMON_MATCHES, notPinnedBy, searchTest, TRIGRAM } from './search-terms.repo.js'
 import { asVisible, type VisibleLink } from './visible.repo.js'
-
-/** The shortest search the trigram index answers (migration 0065_link_search). */
-export const TRIGRAM = 3
-
-/**
- * A term with at least this many matches among all links is walked; a rarer one is read from the
- * trigram index, which costs less than the walk's first round for it. Counting up to it costs
- * about 0.2 ms.
- */
-export const COMMON_MATCHES = 1000
 
 /** The walk's first round tests this many of the newest links; later ones a power of two more. */
 const FIRST_ROUND = 128
@@ -59,36 +50,6 @@ const selectMatchCount = compiledOnce(['phrase'], (ex, p) => {
 async function isCommonTerm(ex: Executor, q: string): Promise<boolean> {
   const [row] = await selectMatchCount(ex, { phrase: ftsPhrase(q) })
   return row !== undefined && row.n >= COMMON_MATCHES
-}
-
-/** Any non-ASCII character (GLOB's class of everything but U+0001–U+007F). */
-const NON_ASCII = sql`'*[^' || char(1) || '-' || char(127) || ']*'`
-
-/**
- * Whether the link contains the term as the list's search means it: LIKE ignoring ASCII case for
- * a short term; from 3 characters on, the trigram index's phrase (Unicode's case folding), whose
- * matches are LIKE's and, in a text with other than ASCII, more — "Ä" for "ä" — which the index
- * itself is asked about for that link.
- */
-export function searchTest(short: boolean, pattern: string, phrase: string): RawBuilder<number> {
-  const like = anyLike(['links.title', 'links.url', 'links.slug'], pattern)
-  if (short) return sql<number>`${like}`
-  const text = sql`coalesce(links.title, '') || links.url || coalesce(links.slug, '')`
-  const searchRow = sql`select id from link_search_rows where link_id = links.id`
-  const indexed = sql`exists (select 1 from links_fts
-    where links_fts match ${phrase} and links_fts.rowid = (${searchRow}))`
-  return sql<number>`(${like} or (${text} glob ${NON_ASCII} and ${indexed}))`
-}
-
-/** searchTest for the term itself. */
-export function containsTest(q: string): RawBuilder<number> {
-  return searchTest([...q].length < TRIGRAM, containing(q), ftsPhrase(q))
-}
-
-/** True for a link `userId` did not pin (the Links screen lists the pinned ones apart). */
-export function notPinnedBy(userId: string): RawBuilder<boolean> {
-  return sql<boolean>`not exists (select 1 from link_pins
-    where link_pins.user_id = ${userId} and link_pins.link_id = links.id)`
 }
 
 /**
