@@ -41,10 +41,10 @@ export function postgresContains(q: string): RawBuilder<boolean> {
 const NON_ASCII = sql`'*[^' || char(1) || '-' || char(127) || ']*'`
 
 /**
- * SQLite: whether the link contains the term as the list's search means it — LIKE ignoring ASCII case for
- * a short term; from 3 characters on, the trigram index's phrase (Unicode's case folding), whose
- * matches are LIKE's and, in a text with other than ASCII, more — "Ä" for "ä" — which the index
- * itself is asked about for that link.
+ * SQLite: whether the link contains the term as the list's search means it. LIKE ignoring ASCII
+ * case for a short term; from 3 characters on, the trigram index's phrase (Unicode's case
+ * folding), whose matches are LIKE's and, in a text with other than ASCII, more — "Ä" for "ä" —
+ * which the index itself is asked about for that link.
  */
 export function searchTest(short: boolean, pattern: string, phrase: string): RawBuilder<number> {
   const like = anyLike(['links.title', 'links.url', 'links.slug'], pattern)
