@@ -86,9 +86,10 @@ async function main(): Promise<void> {
 }
 
 /**
- * The same collection again whenever the server goes quiet after work that grew the heap by 2 MiB
- * or more (lib/idle-collection.ts), at most once a minute. Quiet means no request for 0.3 s, so a
- * request rarely arrives during the pause (50–130 ms of CPU, docs/decisions/0059-idle-memory.md).
+ * The same collection again when the server first goes quiet after listening, and whenever it goes
+ * quiet after work that grew the heap by 2 MiB or more (lib/idle-collection.ts), at most once a
+ * minute. Quiet means no request for 0.3 s, so a request rarely arrives during the pause
+ * (50–130 ms of CPU, docs/decisions/0059-idle-memory.md).
  */
 function collectIdleGarbage(server: Server): () => void {
   const gc = globalThis.gc
@@ -97,6 +98,7 @@ function collectIdleGarbage(server: Server): () => void {
     quietMs: 300,
     minGrowthBytes: 2 * 1024 * 1024,
     minIntervalMs: 60_000,
+    collectAtFirstQuiet: true,
     heapSize: () => getHeapStatistics().total_heap_size,
     collect: () => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' }),
   })

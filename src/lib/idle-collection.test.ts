@@ -73,6 +73,39 @@ describe('collectWhenIdle', () => {
     expect(collections).toEqual([])
   })
 
+  it('collects at the first quiet period whatever the growth, when asked to', async () => {
+    const heap = { size: 100 }
+    const { collections, get } = await watched(heap, { collectAtFirstQuiet: true })
+    heap.size = 900
+    await get()
+    await sleep(QUIET_MS * 4)
+    expect(collections).toEqual([900])
+    heap.size = 900
+    await get()
+    await sleep(QUIET_MS * 4)
+    expect(collections).toEqual([900])
+  })
+
+  it('does not count the first quiet collection against the interval', async () => {
+    const heap = { size: 100 }
+    const { collections, get } = await watched(heap, {
+      collectAtFirstQuiet: true,
+      minIntervalMs: 60_000,
+      now: () => 0,
+    })
+    heap.size = 900
+    await get()
+    await sleep(QUIET_MS * 4)
+    heap.size = 5000
+    await get()
+    await sleep(QUIET_MS * 4)
+    expect(collections).toEqual([900, 5000])
+    heap.size = 7000
+    await get()
+    await sleep(QUIET_MS * 4)
+    expect(collections).toEqual([900, 5000])
+  })
+
   it('collects at most once per interval', async () => {
     const heap = { size: 100 }
     let now = 0

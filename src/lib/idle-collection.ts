@@ -7,8 +7,9 @@
  * sign-ins) stays resident for as long as the service then stays idle (measured over 25 s,
  * docs/decisions/0059-idle-memory.md). Here, once no request has started for a whole `quietMs`
  * period and the heap's committed size has grown by `minGrowthBytes` since the last such
- * collection, `collect` runs — at most once per `minIntervalMs`. A busy server is never quiet for
- * that long and is left to V8.
+ * collection, `collect` runs — at most once per `minIntervalMs`; with `collectAtFirstQuiet`, also
+ * at the first quiet period after the watch starts. A busy server is never quiet for that long
+ * and is left to V8.
  *
  * Per request this costs a counter increment; the timer runs only while requests arrive and stops
  * at the first quiet period.
@@ -25,6 +26,12 @@ export interface IdleCollectionOptions {
   minGrowthBytes: number
   /** Least time between two collections. */
   minIntervalMs: number
+  /**
+   * The first quiet period collects whatever the growth, and not counted against `minIntervalMs`:
+   * the work after listening (the start-up checks, the first requests' compiled validators) leaves
+   * less than `minGrowthBytes` of garbage, which an idle process would keep.
+   */
+  collectAtFirstQuiet?: boolean
   /** Bytes the heap has committed now. */
   heapSize: () => number
   /** The collection itself. */
@@ -40,6 +47,7 @@ export function collectWhenIdle(server: Server, options: IdleCollectionOptions):
   let timer: NodeJS.Timeout | null = null
   let baseline = options.heapSize()
   let lastCollection = -Infinity
+  let firstQuiet = options.collectAtFirstQuiet === true
 
   const tick = () => {
     if (started !== seen) {
@@ -47,6 +55,14 @@ export function collectWhenIdle(server: Server, options: IdleCollectionOptions):
       return
     }
     stopTimer()
+    if (firstQuiet) {
+      // Not counted against the interval: the work that follows the start (the first sign-ins)
+      // grows the heap again soon after.
+      firstQuiet = false
+      options.collect()
+      baseline = options.heapSize()
+      return
+    }
     const grown = options.heapSize() - baseline >= options.minGrowthBytes
     if (!grown || now() - lastCollection < options.minIntervalMs) return
     options.collect()
