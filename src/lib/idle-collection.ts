@@ -27,9 +27,9 @@ export interface IdleCollectionOptions {
   /** Least time between two collections. */
   minIntervalMs: number
   /**
-   * The first quiet period collects whatever the growth, and not counted against `minIntervalMs`:
-   * the work after listening (the start-up checks, the first requests' compiled validators) leaves
-   * less than `minGrowthBytes` of garbage, which an idle process would keep.
+   * The first quiet period collects whatever the growth, outside `minIntervalMs`: the work after
+   * listening (the start-up checks, the first requests' compiled validators) leaves less than
+   * `minGrowthBytes` of garbage, which an idle process would keep.
    */
   collectAtFirstQuiet?: boolean
   /** Bytes the heap has committed now. */
