@@ -22,8 +22,8 @@
  * - `MALLOC_TRIM_THRESHOLD_=524288`, fixed: glibc otherwise raises its mmap and trim thresholds
  *   after start-up frees a large block, and then keeps up to 4 MiB of freed memory at the top of
  *   the heap for the life of the process. Not lower: a page of links on a large SQLite database
- *   frees some 300 KiB of SQLite's working memory as its statements end, which a threshold of
- *   128 KiB handed back to the kernel and took again on the next page, 70–80 page faults each.
+ *   frees some 300 KiB as its statements end, which a lower threshold hands back to the kernel
+ *   after each page and faults in again on the next.
  *
  * An operator's own choice wins: a semi-space size in the command line or NODE_OPTIONS (the process
  * then runs as given), a Maglev, pretenuring or heap-growing option, or a MALLOC_ARENA_MAX or

@@ -139,10 +139,10 @@ function newestOfOwners(
 
 /**
  * The links of `query` whose id the page's `ids` hold. PostgreSQL plans `in (subquery)` as a join
- * and, at a few thousand links, costs reading the whole links table and hashing the ids below
- * probing its primary key for each (the default random_page_cost of 4 prices each probe as a read
- * from disk): 3.2 ms for a page at 5,000 links against 1.0 by key. An array of the ids is read
- * first, then each link by its key, at any size (docs/decisions/0080-a-page-of-ids-by-key.md).
+ * and, at a few thousand links, prices reading the whole links table and hashing the ids below
+ * probing its primary key for each (its default random_page_cost prices each probe as a read from
+ * disk). As an array of the ids, read first, each link is read by its key at any size
+ * (docs/decisions/0080-a-page-of-ids-by-key.md).
  */
 function amongIds(
   ex: Executor,

@@ -32,10 +32,10 @@ interface ExtraRow {
 
 /**
  * True where `column` is one of the page's ids. On PostgreSQL the ids are a set joined to the
- * table — hashed, or each probed by key — not `= any(array)`: planned for any page (the statement
- * is prepared), a parameter array is compared element by element with each row read, and at a
- * few thousand links the planner reads the small tables whole so (2.3 ms for a page's extras at
- * 5,000 links against 0.6; docs/decisions/0080-a-page-of-ids-by-key.md).
+ * table — hashed, or each probed by key — not compared with `= any($ids)`: in the plan for any
+ * page, which the prepared statement keeps, a parameter array is compared element by element
+ * with each row read, and at a few thousand links the planner reads the small tables whole so
+ * (docs/decisions/0080-a-page-of-ids-by-key.md).
  */
 function inPage(ex: Executor, column: string, ids: string): RawBuilder<boolean> {
   return isPostgres(ex)
