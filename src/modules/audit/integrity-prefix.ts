@@ -12,6 +12,7 @@
  * removed, or content redacted since — makes it run the whole check instead, whose result it
  * reports. The prefix lives in the process's memory only: a database writer cannot change it.
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Deps } from '../../deps.js'
 import {
   BATCH,
@@ -34,6 +35,8 @@ async function prefixUnchanged(deps: Deps, prefix: VerifiedPrefix): Promise<bool
   for (let span = 0; span < prefix.digests.length; span++) {
     const from = span * BATCH
     if ((await digestLeafSpan(deps.db, from, from + BATCH)) !== prefix.digests[span]) return false
+    // Other requests' turn between spans, as in the check itself (integrity.ts BATCH).
+    await nextTurn()
   }
   return true
 }

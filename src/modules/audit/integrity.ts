@@ -11,6 +11,7 @@
  * key-rotation checkpoint. Each is checked with the key(s) in force at its size (key-chain.ts).
  */
 import { createHash } from 'node:crypto'
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import { isPostgres } from '../../db/engine.js'
 import type { Deps } from '../../deps.js'
 import type { Frontier } from '../../lib/merkle.js'
@@ -31,10 +32,13 @@ import {
 } from './tree.repo.js'
 import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
 
-/** Leaves per digest of the verified prefix (integrity-prefix.ts): a span read in one snapshot. */
-export const BATCH = 4096
-/** Leaves read per round of queries: what the check holds at once. */
-const READ = 1024
+/**
+ * Leaves per span: read in one snapshot, what the check holds at once, and one digest of the
+ * verified prefix (integrity-prefix.ts). The event loop gets a turn between spans: on SQLite every
+ * read is synchronous, so a span is the longest the check keeps other requests waiting
+ * (docs/decisions/0081-the-audit-check-gives-turns.md).
+ */
+export const BATCH = 1024
 const SAMPLED_CHECKPOINTS = 1000
 const CHECKPOINT_PAGE = 5000
 
@@ -284,18 +288,16 @@ export async function verifyFrom(
     const spanned = to <= prefixEnd && to - from === BATCH
     // A span's digest and its rows from one snapshot: the digest is of exactly the rows verified.
     const digest = await consistentRead(deps).execute(async (tx) => {
-      for (let first = from; first < to && verifier.problem === null; first += READ) {
-        const last = Math.min(first + READ, to)
-        const rows = await listLeaves(tx, first, last)
-        const inner = await listInnerNodes(tx, first, last)
-        verifyBatch(verifier, { from: first, to: last, materializedSize, ...rows, inner })
-      }
+      const rows = await listLeaves(tx, from, to)
+      const inner = await listInnerNodes(tx, from, to)
+      verifyBatch(verifier, { from, to, materializedSize, ...rows, inner })
       return spanned && verifier.problem === null ? digestLeafSpan(tx, from, to) : null
     })
     if (digest !== null) {
       digests.push(digest)
       frontier = verifier.frontier()
     }
+    await nextTurn()
   }
   let problem = verifier.finish()
   if (problem === null) {
