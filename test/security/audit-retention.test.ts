@@ -4,8 +4,10 @@
  */
 import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config.js'
+import { insertAuditEvents } from '../../src/modules/audit/repo.js'
 import { purgeExpiredFailedSignIns } from '../../src/modules/audit/retention.js'
 import { startInstance, useTestApp } from '../helpers/app.js'
+import { turnsDuring } from '../helpers/event-loop.js'
 import { createUser, DEFAULT_PASSWORD } from '../helpers/factories.js'
 
 const DAY = 86_400
@@ -47,6 +49,28 @@ describe('failed sign-in audit retention', () => {
     expect(await actionsOf(user.id)).toHaveLength(3)
     expect(await purgeExpiredFailedSignIns(t.deps)).toBeGreaterThanOrEqual(1)
     expect(await actionsOf(user.id)).toEqual(['auth.login', 'auth.login_failed'])
+  })
+
+  it('a purge of a large backlog gives the event loop a turn between its batches of 1,000', async () => {
+    const old = new Date(t.clock.now().getTime() - 100 * DAY * 1000).toISOString()
+    const failed = (n: number) =>
+      Array.from({ length: n }, () => ({
+        at: old,
+        actorId: null,
+        actorEmail: 'nobody@example.com',
+        action: 'auth.login_failed',
+        targetType: null,
+        targetId: null,
+        ip: '10.18.0.2',
+        userAgent: null,
+        subjectUserId: null,
+        metadata: {},
+      }))
+    for (let i = 0; i < 3; i++) await insertAuditEvents(t.deps.db, failed(1000))
+    let removed = 0
+    const turns = await turnsDuring(async () => (removed = await purgeExpiredFailedSignIns(t.deps)))
+    expect(removed).toBeGreaterThanOrEqual(3000)
+    expect(turns).toBeGreaterThanOrEqual(3)
   })
 
   it('the retention is configurable (FAILED_LOGIN_RETENTION_DAYS, default 90 days) and the purge runs when an instance starts', async () => {

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
+import { turnsDuring } from '../../../test/helpers/event-loop.js'
 import { makeCheckpoint, materializeTree } from './checkpoints.js'
 import { BATCH, checkDatabase, checkDatabaseFully } from './integrity.js'
 import { checkSince } from './integrity-prefix.js'
@@ -26,24 +27,6 @@ const events = (n: number, action = 'test.event'): AuditEvent[] =>
     subjectUserId: null,
     metadata: { n: i },
   }))
-
-/** Turns of the event loop while `work` runs: one immediate counted per turn. */
-async function turnsDuring(work: () => Promise<unknown>): Promise<number> {
-  let turns = 0
-  let running = true
-  const count = () => {
-    if (!running) return
-    turns++
-    setImmediate(count)
-  }
-  setImmediate(count)
-  try {
-    await work()
-  } finally {
-    running = false
-  }
-  return turns
-}
 
 describe('the database check', () => {
   it('gives the event loop a turn between spans, in the whole check and in the hourly one', async () => {
