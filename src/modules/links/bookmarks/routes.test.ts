@@ -1,6 +1,7 @@
 /** Import and export of links: bookmark HTML and JSON, the report, limits, races, audit. */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../../test/helpers/app.js'
+import { turnsDuring } from '../../../../test/helpers/event-loop.js'
 import { expectReason } from '../../../../test/helpers/expect.js'
 import {
   bearer,
@@ -451,6 +452,17 @@ describe('exporting', () => {
       title: null,
       forwarding_enabled: false,
     })
+  })
+
+  it('gives the event loop a turn between its pages of 200 links', async () => {
+    const owner = await createSignedInUser(t)
+    const links = Array.from({ length: 450 }, (_, i) => ({ url: `https://pages.example/${i}` }))
+    const content = JSON.stringify({ format: 'switchboard-links', version: 1, links })
+    expect((await importFile(owner, { format: 'json', content })).statusCode).toBe(200)
+    let exported: Awaited<ReturnType<typeof exportFile>> | undefined
+    const turns = await turnsDuring(async () => (exported = await exportFile(owner, 'format=json')))
+    expect(exported?.json().links).toHaveLength(450)
+    expect(turns).toBeGreaterThanOrEqual(2)
   })
 
   it('writes a Netscape bookmark file as an attachment, escaped, that imports back', async () => {

@@ -14,6 +14,7 @@
  * A bookmark file's folders, and a JSON export's collections, become collections of the import's
  * owner after the links are written (collection-filing.ts).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { Deps } from '../../../deps.js'
 import type { PageWindow } from '../../../db/keyset.js'
 import type { Executor } from '../../../db/schema.js'
@@ -559,6 +560,8 @@ export async function exportLinks(
       truncated = true
       break
     }
+    // Other requests get their turn between pages: on SQLite a page is read without one.
+    await nextTurn()
     window = {
       limit: Math.min(PAGE, MAX_EXPORT_ITEMS - links.length),
       // The list's own keyset: a collection's order, or newest first.
