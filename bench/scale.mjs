@@ -410,11 +410,6 @@ async function sessionsOf(base, seeded) {
 }
 
 /**
- * Waits for the audit log integrity check a service runs when it starts (and hourly): over 200,000
- * events it takes seconds of the process's time, and a measurement taken meanwhile is of the check
- * as much as of the operation. Returns the seconds waited.
- */
-/**
  * Seconds until the service's start-up audit check has recorded its result (audit_monitor), read
  * from the database itself: no request reaches the service, so its memory then is the idle
  * service's.
@@ -454,6 +449,11 @@ async function monitorReader(db) {
   })
 }
 
+/**
+ * Waits, through the API, for the audit log integrity check a service runs when it starts (and
+ * hourly): over 200,000 events it takes seconds of the process's time, and a measurement taken
+ * meanwhile is of the check as much as of the operation. Returns the seconds waited.
+ */
 async function startupCheck(base, adminToken, startedAt) {
   const waited = performance.now()
   for (;;) {
