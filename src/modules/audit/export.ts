@@ -2,10 +2,12 @@
  * The audit log's export: the filtered view, newest first, as CSV (RFC 4180) or JSON
  * Lines. Streamed, never held whole: the rows are read in keyset batches of EXPORT_BATCH and each
  * batch is written before the next is read, so memory stays bounded however long the log is, and
- * the reader's pace sets the writer's (a Readable pulls the next batch only when asked).
+ * the reader's pace sets the writer's (a Readable pulls the next batch only when asked). Other
+ * requests get a turn of the event loop after each batch (lib/event-loop-turns.ts).
  */
 import { Readable } from 'node:stream'
 import type { Deps } from '../../deps.js'
+import { withTurns } from '../../lib/event-loop-turns.js'
 import type { CursorKey } from '../../lib/pagination.js'
 import { listAuditEvents, type AuditFilter } from './repo.js'
 import type { AuditEventView, AuditExportFormat, AuditExportQuery } from './schemas.js'
@@ -103,11 +105,11 @@ export async function exportAuditLog(
   if (format === 'verifiable') {
     return {
       filename: `switchboard-audit-${stamp}.verifiable.jsonl`,
-      body: Readable.from(await verifiableExportLines(deps, filter, filters)),
+      body: Readable.from(withTurns(await verifiableExportLines(deps, filter, filters))),
     }
   }
   return {
     filename: `switchboard-audit-${stamp}.${format}`,
-    body: Readable.from(linesOf(deps, filter, format)),
+    body: Readable.from(withTurns(linesOf(deps, filter, format))),
   }
 }
