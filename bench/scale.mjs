@@ -410,9 +410,10 @@ async function sessionsOf(base, seeded) {
 }
 
 /**
- * Seconds until the service's start-up audit check has recorded its result (audit_monitor), read
- * from the database itself: no request reaches the service, so its memory then is the idle
- * service's.
+ * Seconds until the audit integrity check a service runs when it starts has recorded its result
+ * (audit_monitor, at or after `startedAt`): over 200,000 events it takes seconds of the process's
+ * time, and a measurement taken meanwhile is of the check as much as of the operation. Read from
+ * the database itself: no request reaches the service, so its memory then is the idle service's.
  */
 async function checkRecorded(db, startedAt) {
   const waited = performance.now()
@@ -447,23 +448,6 @@ async function monitorReader(db) {
   return Object.assign(async () => (await client.query(statement)).rows[0]?.checked_at ?? null, {
     close: () => client.end(),
   })
-}
-
-/**
- * Waits, through the API, for the audit log integrity check a service runs when it starts (and
- * hourly): over 200,000 events it takes seconds of the process's time, and a measurement taken
- * meanwhile is of the check as much as of the operation. Returns the seconds waited.
- */
-async function startupCheck(base, adminToken, startedAt) {
-  const waited = performance.now()
-  for (;;) {
-    const view = await api(base, 'GET', '/api/admin/audit-log/integrity', { token: adminToken })
-    if (view.checked_at !== null && Date.parse(view.checked_at) >= startedAt)
-      return round((performance.now() - waited) / 1000)
-    if (performance.now() - waited > 300_000)
-      throw new Error('the start-up audit integrity check did not finish within 300 s')
-    await new Promise((r) => setTimeout(r, 200))
-  }
 }
 
 /**
@@ -505,7 +489,7 @@ async function runInstance(engine, label, size, options, failures, { extra, keep
     await sleep(1000)
     result.after_first_requests_rss_mib = memoryMiB(server.child.pid, 'VmRSS')
     if (extra?.startPeer !== undefined) {
-      const started = await extra.startPeer(env, ctx)
+      const started = await extra.startPeer(env, db)
       peer = started.peer
       result.pool_startup_check_s = started.startupCheckS
     }
@@ -826,14 +810,14 @@ export async function auditedWrites(bases, ctx, seconds, failures) {
  */
 function postgresExtras(options, failures) {
   return {
-    async startPeer(env, ctx) {
+    async startPeer(env, db) {
       const startedAt = Date.now()
       const peer = await start(path.join(root, 'dist/server.js'), {
         ...env,
         POSTGRES_HOT_READS: 'pool',
       })
       try {
-        return { peer, startupCheckS: await startupCheck(peer.base, ctx.admin, startedAt) }
+        return { peer, startupCheckS: await checkRecorded(db, startedAt) }
       } catch (error) {
         await stop(peer)
         throw error

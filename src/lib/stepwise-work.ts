@@ -6,6 +6,8 @@
  * starts a new one. A step that fails ends the run, and is reported; the next request starts
  * afresh.
  */
+import { nextTurn } from './event-loop-turns.js'
+
 export interface StepwiseWork {
   /** Starts a run unless one is under way. */
   request(): void
@@ -19,7 +21,6 @@ export function createStepwiseWork(
 ): StepwiseWork {
   let running: Promise<void> | null = null
   let closed = false
-  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
   async function run(): Promise<void> {
     try {

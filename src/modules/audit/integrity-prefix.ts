@@ -12,7 +12,7 @@
  * removed, or content redacted since — makes it run the whole check instead, whose result it
  * reports. The prefix lives in the process's memory only: a database writer cannot change it.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises'
+import { nextTurn } from '../../lib/event-loop-turns.js'
 import type { Deps } from '../../deps.js'
 import {
   BATCH,

@@ -11,7 +11,7 @@
  * key-rotation checkpoint. Each is checked with the key(s) in force at its size (key-chain.ts).
  */
 import { createHash } from 'node:crypto'
-import { setImmediate as nextTurn } from 'node:timers/promises'
+import { nextTurn } from '../../lib/event-loop-turns.js'
 import { isPostgres } from '../../db/engine.js'
 import type { Deps } from '../../deps.js'
 import type { Frontier } from '../../lib/merkle.js'

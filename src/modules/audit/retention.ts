@@ -10,8 +10,8 @@
  * same transaction as an `audit.redact` event naming the leaves, which is what lets a verifier tell
  * a redaction from a deletion.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
+import { nextTurn } from '../../lib/event-loop-turns.js'
 import type { Deps } from '../../deps.js'
 import type { Executor } from '../../db/schema.js'
 import { runWhileOpen } from '../../plugins/periodic.js'

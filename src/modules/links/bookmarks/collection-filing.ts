@@ -6,7 +6,7 @@
  * name that the owner has already is added to, never made twice. They are written after the links
  * (service.ts importLinks), in parts as well.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises'
+import { nextTurn } from '../../../lib/event-loop-turns.js'
 import type { Deps } from '../../../deps.js'
 import type { Executor } from '../../../db/schema.js'
 import { newId } from '../../../lib/ids.js'

@@ -11,7 +11,7 @@
  * (its Content-Length, or the byte that passes the limit), and the bookmark past the most one
  * import takes is a 400 at once. Nothing is written before the whole file has been read.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises'
+import { nextTurn } from '../../../lib/event-loop-turns.js'
 import { AppError, invalidField } from '../../../errors.js'
 import type { BookmarkCandidate } from './candidate.js'
 import { createJsonLinksReader, type CollectionCandidate } from './json-format.js'

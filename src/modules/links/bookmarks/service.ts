@@ -14,7 +14,7 @@
  * A bookmark file's folders, and a JSON export's collections, become collections of the import's
  * owner after the links are written (collection-filing.ts).
  */
-import { setImmediate as nextTurn } from 'node:timers/promises'
+import { nextTurn } from '../../../lib/event-loop-turns.js'
 import type { Deps } from '../../../deps.js'
 import type { PageWindow } from '../../../db/keyset.js'
 import type { Executor } from '../../../db/schema.js'
