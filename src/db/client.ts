@@ -5,7 +5,7 @@
 import { Kysely, sql } from 'kysely'
 import type { DatabaseConfig } from '../config.js'
 import type { Database, Db } from './schema.js'
-import { SqliteCompatPlugin, createSqliteDialect } from './sqlite.js'
+import { SqliteCompatPlugin, createSqliteDialect, createSqliteReaderDialect } from './sqlite.js'
 import { createPipelinedReader } from './drivers/pg-pipelined-reader.js'
 import {
   createPoolReader,
@@ -26,6 +26,13 @@ export interface DatabaseHandle {
   engine: Engine
   /** Resolves when the database answers a trivial query. */
   ping(): Promise<void>
+  /**
+   * Runs a long read (the audit log's whole check) with a database of its own: on SQLite a second
+   * connection to the file (refusing writes, with a small page cache), closed when `read` ends, so
+   * the read neither holds the service's one connection nor fills its page cache with pages no
+   * request needs; on PostgreSQL, and for an in-memory SQLite database, the service's own.
+   */
+  withOwnReader<T>(read: (db: Db) => Promise<T>): Promise<T>
   close(): Promise<void>
 }
 
@@ -79,6 +86,18 @@ export function createDatabase(config: DatabaseConfig, log: DatabaseLog): Databa
     engine: config.kind,
     async ping() {
       await sql`select 1`.execute(db)
+    },
+    async withOwnReader(read) {
+      if (config.kind === 'postgres' || config.url === ':memory:') return read(db)
+      const reader = new Kysely<Database>({
+        dialect: createSqliteReaderDialect(config.url),
+        plugins: [new SqliteCompatPlugin()],
+      })
+      try {
+        return await read(reader)
+      } finally {
+        await reader.destroy()
+      }
     },
     async close() {
       await closeReaders()

@@ -106,6 +106,41 @@ describe('SQLite driver (node:sqlite)', () => {
     ])
   })
 
+  it('gives a long read a connection of its own: beside a held transaction, read-only, closed after', async () => {
+    const { handle } = freshDatabase()
+    const { db } = handle
+    await sql`create table t (id integer primary key, name text)`.execute(db)
+    await sql`insert into t (name) values ('committed')`.execute(db)
+    let release = () => undefined as void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    let entered = () => undefined as void
+    const writing = new Promise<void>((resolve) => (entered = resolve))
+    // A write transaction holds the service's one connection until released.
+    const transaction = db.transaction().execute(async (tx) => {
+      await sql`insert into t (name) values ('uncommitted')`.execute(tx)
+      entered()
+      await held
+    })
+    await writing
+    let ownDb: Kysely<unknown> | null = null
+    const read = await handle.withOwnReader(async (reader) => {
+      ownDb = reader as unknown as Kysely<unknown>
+      // In a transaction of its own (DEFERRED: the writer holds the write lock).
+      const names = await reader
+        .transaction()
+        .execute((tx) => sql<{ name: string }>`select name from t order by id`.execute(tx))
+      const write = await failure(sql`insert into t (name) values ('refused')`.execute(reader))
+      return { names: names.rows.map((row) => row.name), write }
+    })
+    release()
+    await transaction
+    expect(read.names).toEqual(['committed'])
+    expect(String((read.write as Error).message)).toMatch(/readonly|read-only|query_only/i)
+    await expect(sql`select 1`.execute(ownDb!)).rejects.toThrow()
+    const after = await sql<{ n: number }>`select count(*) as n from t`.execute(db)
+    expect(after.rows[0]!.n).toBe(2)
+  })
+
   it("answers a precompiled read's rows as node:sqlite would, and Kysely's as node:sqlite does", async () => {
     const { file, handle } = freshDatabase()
     await sql`create table v (i integer, r real, t text, b blob, n text)`.execute(handle.db)

@@ -3,6 +3,7 @@
  * measurement, docs/decisions/0001-node-sqlite.md), adapted so repos can be written once for
  * both engines:
  * - the single connection is handed to waiting queries in order (a FIFO, not a wake-everyone loop);
+ *   a long read (the audit log's check) has a second, read-only one of its own (openSqliteReader);
  * - write transactions start with BEGIN IMMEDIATE, so a read-then-write transaction can never fail
  *   half-way with SQLITE_BUSY when another process holds the write lock;
  * - booleans are bound as 1/0 (node:sqlite on Node 22 refuses JavaScript booleans);
@@ -105,6 +106,13 @@ export function loadNodeSqlite(): typeof NodeSqlite {
   }
 }
 
+/**
+ * Pages a reader connection (openSqliteReader) keeps: a long read passes over each page once, so a
+ * cache the size of the service's own (SQLite's default, 2 MiB) would only hold memory that the
+ * C library keeps after the connection closes.
+ */
+const READER_CACHE_KIB = 256
+
 export function openSqlite(file: string): DatabaseSync {
   if (file !== ':memory:') prepareFiles(file)
   const { DatabaseSync: Database } = loadNodeSqlite()
@@ -112,6 +120,25 @@ export function openSqlite(file: string): DatabaseSync {
   database.exec('pragma journal_mode = WAL')
   // SQLite gives -wal and -shm the database file's mode; an older pair may still be wider.
   if (file !== ':memory:') for (const suffix of ['-wal', '-shm']) restrict(file + suffix, 0o600)
+  configure(database)
+  return database
+}
+
+/**
+ * A second connection to the service's database file for one long read (db/client.ts
+ * `withOwnReader`), which the service's connection has already put in WAL mode: it refuses writes
+ * and keeps a small cache.
+ */
+function openSqliteReader(file: string): DatabaseSync {
+  const { DatabaseSync: Database } = loadNodeSqlite()
+  const database = new Database(file)
+  configure(database)
+  database.exec('pragma query_only = 1')
+  database.exec(`pragma cache_size = -${READER_CACHE_KIB}`)
+  return database
+}
+
+function configure(database: DatabaseSync): void {
   // NORMAL in WAL mode never corrupts and loses no acknowledged write when the process dies;
   // only an OS crash may roll back the last transactions.
   database.exec('pragma synchronous = NORMAL')
@@ -122,7 +149,6 @@ export function openSqlite(file: string): DatabaseSync {
   database.function('unicode_lower', { deterministic: true }, (text) =>
     typeof text === 'string' ? text.toLowerCase() : text,
   )
-  return database
 }
 
 /**
@@ -324,7 +350,9 @@ class SqliteDriver implements Driver {
   /** None with the read cache off: then nothing reads the WAL-index. */
   readonly #commits: CommitWatch | null
   #writesChecked = 0
+  readonly #begin: CompiledQuery
   constructor(database: DatabaseSync, options: SqliteOptions) {
+    this.#begin = CompiledQuery.raw(options.reader === true ? 'begin' : 'begin immediate')
     // One look at the wal-index serves both: the read cache's commit check and the checkpointer's
     // backlog. Without it the checkpoints are SQLite's own, inside the commit that is due one.
     const commits = options.readCache ? new CommitWatch(database) : null
@@ -349,7 +377,7 @@ class SqliteDriver implements Driver {
   }
   // IMMEDIATE takes the write lock at BEGIN, so a read-then-write transaction never fails half-way.
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+    await connection.executeQuery(this.#begin)
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('commit'))
@@ -451,9 +479,13 @@ export class SqliteCompatPlugin implements KyselyPlugin {
   }
 }
 
-/** `readCache`: SQLITE_READ_CACHE (config.ts). */
+/**
+ * `readCache`: SQLITE_READ_CACHE (config.ts). `reader`: a connection that only reads
+ * (openSqliteReader), whose transactions begin DEFERRED and so take no write lock.
+ */
 export interface SqliteOptions {
   readCache: boolean
+  reader?: boolean
 }
 
 export function createSqliteDialect(
@@ -466,4 +498,9 @@ export function createSqliteDialect(
     readNow: (sql, parameters, map, keep = true) =>
       dialect.driver.readNow(sql, parameters, map, keep),
   }
+}
+
+/** The dialect over a reader connection to `file` (openSqliteReader). */
+export function createSqliteReaderDialect(file: string): Dialect {
+  return new SwitchboardSqliteDialect(openSqliteReader(file), { readCache: false, reader: true })
 }

@@ -68,9 +68,12 @@ export async function runIntegrityCheck(
   deps: Deps,
   { full = true }: { full?: boolean } = {},
 ): Promise<IntegrityResult> {
-  const { result, prefix, from } = full
-    ? await checkDatabaseFully(deps)
-    : await checkSince(deps, verified.get(deps) ?? null)
+  // The check's reads go through a connection of their own (db/client.ts withOwnReader).
+  const { result, prefix, from } = await deps.database.withOwnReader((db) =>
+    full
+      ? checkDatabaseFully({ ...deps, db })
+      : checkSince({ ...deps, db }, verified.get(deps) ?? null),
+  )
   if (prefix === null) verified.delete(deps)
   else verified.set(deps, prefix)
   const problem = result.problem === null ? null : describeProblem(result.problem)
