@@ -18,6 +18,8 @@ import { sql } from 'kysely'
 
 export const PASSWORD = 'scale benchmark passphrase 1'
 export const WORD = 'Quokka'
+/** The links of the deep page the scale bench asks for (`limit`). */
+export const DEEP_PAGE = 50
 const BATCH = 500
 
 /** Sizes of a large instance; `factor` scales every count (people at least 60). */
@@ -236,19 +238,23 @@ export async function seedScale(root, env, size) {
         batch = []
         batchTags = []
       }
-      const deepIndex = Math.floor(size.personLinks / 4)
+      // The deep page's cursor: the link a quarter into the person's own, or, where fewer links
+      // than a page and one come before it, the one after a page and one. The links the person
+      // sees, oldest first, are theirs and then the organization's (index i), so the page after
+      // the cursor is a full one on the small instance too, and compares with the large's.
+      const deepIndex = Math.max(Math.floor(size.personLinks / 4), DEEP_PAGE + 1)
       let deep = null
       for (let i = 0; i < size.links; i++) {
         if (i < size.personLinks) {
           batch.push(link(i, { userId: person.id }, person.id))
           batchTags.push({ link_id: batch.at(-1).id, tag_id: tagIds[i % tagIds.length] })
-          if (i === deepIndex) deep = batch.at(-1)
         } else if (i < size.personLinks + size.orgLinks)
           batch.push(link(i, { organizationId }, orgPeople[i % orgPeople.length].id))
         else {
           const owner = crowd[(i - size.personLinks - size.orgLinks) % crowd.length]
           batch.push(link(i, { userId: owner.id }, owner.id))
         }
+        if (i === deepIndex) deep = batch.at(-1)
         if (batch.length === 5_000) await flush()
       }
       if (batch.length > 0) await flush()

@@ -45,7 +45,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { memoryMiB } from './proc.mjs'
-import { PASSWORD, seedScale, sizes, SMALL, WORD } from './scale-seed.mjs'
+import { DEEP_PAGE, PASSWORD, seedScale, sizes, SMALL, WORD } from './scale-seed.mjs'
 
 const root = path.resolve(import.meta.dirname, '..')
 const POSTGRES_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -290,8 +290,11 @@ function operations(ctx) {
     },
     {
       name: 'GET /api/links deep page (cursor)',
-      request: () => ({ url: `/api/links?limit=50&cursor=${ctx.deepCursor}`, token: ctx.person }),
-      check: expectItems(1),
+      request: () => ({
+        url: `/api/links?limit=${DEEP_PAGE}&cursor=${ctx.deepCursor}`,
+        token: ctx.person,
+      }),
+      check: expectItems(DEEP_PAGE),
     },
     {
       name: `GET /api/links?q=${WORD.toLowerCase()}`,
