@@ -120,7 +120,7 @@ export function openSqlite(file: string): DatabaseSync {
   database.exec('pragma journal_mode = WAL')
   // SQLite gives -wal and -shm the database file's mode; an older pair may still be wider.
   if (file !== ':memory:') for (const suffix of ['-wal', '-shm']) restrict(file + suffix, 0o600)
-  configure(database)
+  configureConnection(database)
   return database
 }
 
@@ -132,13 +132,13 @@ export function openSqlite(file: string): DatabaseSync {
 function openSqliteReader(file: string): DatabaseSync {
   const { DatabaseSync: Database } = loadNodeSqlite()
   const database = new Database(file)
-  configure(database)
+  configureConnection(database)
   database.exec('pragma query_only = 1')
   database.exec(`pragma cache_size = -${READER_CACHE_KIB}`)
   return database
 }
 
-function configure(database: DatabaseSync): void {
+function configureConnection(database: DatabaseSync): void {
   // NORMAL in WAL mode never corrupts and loses no acknowledged write when the process dies;
   // only an OS crash may roll back the last transactions.
   database.exec('pragma synchronous = NORMAL')
@@ -375,7 +375,8 @@ class SqliteDriver implements Driver {
     this.#writesChecked = writes
     this.#checkpointer?.afterWrite()
   }
-  // IMMEDIATE takes the write lock at BEGIN, so a read-then-write transaction never fails half-way.
+  // IMMEDIATE takes the write lock at BEGIN, so a read-then-write transaction never fails half-way;
+  // a reader's begins DEFERRED (#begin), as it never writes.
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(this.#begin)
   }
