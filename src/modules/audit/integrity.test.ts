@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { turnsDuring } from '../../../test/helpers/event-loop.js'
 import { makeCheckpoint, materializeTree } from './checkpoints.js'
-import { BATCH, checkDatabase, checkDatabaseFully } from './integrity.js'
+import { BATCH, checkDatabase, checkDatabaseFully, SPAN_PART } from './integrity.js'
 import { checkSince } from './integrity-prefix.js'
 import { insertAuditEvents, type AuditEvent } from './repo.js'
 import { countEventsOutsideTree, readTreeSize } from './tree.repo.js'
@@ -29,16 +29,17 @@ const events = (n: number, action = 'test.event'): AuditEvent[] =>
   }))
 
 describe('the database check', () => {
-  it('gives the event loop a turn between spans, in the whole check and in the hourly one', async () => {
+  it('gives the event loop a turn between spans and their parts, in the whole check and in the hourly one', async () => {
     // Every SQLite read is synchronous: without turns given back the whole check would be one
     // stretch of promise callbacks, and no other request answered until it ended.
     for (let i = 0; i < 3 * BATCH; i += 512) await insertAuditEvents(t.deps.db, events(512))
     await materializeTree(t.deps.db)
     await makeCheckpoint(t.deps)
     let whole: Awaited<ReturnType<typeof checkDatabaseFully>> | undefined
+    // A turn after each part of each span: a request waits for at most a part.
     expect(
       await turnsDuring(async () => (whole = await checkDatabaseFully(t.deps))),
-    ).toBeGreaterThanOrEqual(3)
+    ).toBeGreaterThanOrEqual(3 * (BATCH / SPAN_PART))
     expect(whole?.result.ok).toBe(true)
     expect(whole?.prefix?.digests).toHaveLength(3)
     expect(await turnsDuring(() => checkSince(t.deps, whole!.prefix))).toBeGreaterThanOrEqual(3)

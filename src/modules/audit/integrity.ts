@@ -34,11 +34,19 @@ import { LogVerifier, type Problem, type SignedRoot } from './verify.js'
 
 /**
  * Leaves per span: read in one snapshot, what the check holds at once, and one digest of the
- * verified prefix (integrity-prefix.ts). The event loop gets a turn between spans: on SQLite every
- * read is synchronous, so a span is the longest the check keeps other requests waiting
- * (docs/decisions/0081-the-audit-check-gives-turns.md).
+ * verified prefix (integrity-prefix.ts). The event loop gets a turn between spans and between the
+ * parts of one (SPAN_PART): on SQLite every read is synchronous, so a part is the longest the check
+ * keeps other requests waiting (docs/decisions/0081-the-audit-check-gives-turns.md).
  */
 export const BATCH = 1024
+
+/**
+ * Leaves read and verified between two turns of the event loop within a span: the span's
+ * transaction stays open across them, which on SQLite holds the check's own connection
+ * (db/client.ts withOwnReader), not the service's, so a request waits for at most a part
+ * (docs/decisions/0082-the-audit-check-reads-on-its-own-connection.md).
+ */
+export const SPAN_PART = 256
 const SAMPLED_CHECKPOINTS = 1000
 const CHECKPOINT_PAGE = 5000
 
@@ -288,9 +296,13 @@ export async function verifyFrom(
     const spanned = to <= prefixEnd && to - from === BATCH
     // A span's digest and its rows from one snapshot: the digest is of exactly the rows verified.
     const digest = await consistentRead(deps).execute(async (tx) => {
-      const rows = await listLeaves(tx, from, to)
       const inner = await listInnerNodes(tx, from, to)
-      verifyBatch(verifier, { from, to, materializedSize, ...rows, inner })
+      for (let part = from; part < to && verifier.problem === null; part += SPAN_PART) {
+        const partEnd = Math.min(part + SPAN_PART, to)
+        const rows = await listLeaves(tx, part, partEnd)
+        verifyBatch(verifier, { from: part, to: partEnd, materializedSize, ...rows, inner })
+        await nextTurn()
+      }
       return spanned && verifier.problem === null ? digestLeafSpan(tx, from, to) : null
     })
     if (digest !== null) {
