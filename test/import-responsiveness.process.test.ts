@@ -236,6 +236,27 @@ describe.sequential('a bookmark import while /api/health is asked every 50 ms', 
     expectResponsive(health, stretch, queued)
   }, 60_000)
 
+  it.each(['json', 'html'])(
+    'an export of 10 000 links as %s: whole, health never held',
+    async (format) => {
+      const { result, health, stretch, queued } = await observe(async () => {
+        const response = await fetch(`${server.baseUrl}/api/links/export?format=${format}`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+        return { status: response.status, body: await response.text() }
+      })
+      expect(result.status).toBe(200)
+      const urls =
+        format === 'json'
+          ? (JSON.parse(result.body) as { links: unknown[]; truncated: boolean }).links.length
+          : result.body.match(/<DT><A HREF="/g)!.length
+      expect(urls).toBe(10_000)
+      expect(health.length).toBeGreaterThan(1)
+      expectResponsive(health, stretch, queued)
+    },
+    60_000,
+  )
+
   it('a 20 MiB export that is mostly favicons: imported with RSS growing by less than 64 MiB, health never held', async () => {
     const file = Buffer.from(firefoxExport({ entries: 2000, iconBytes: 10_000, start: 200_000 }))
     expect(file.length).toBeGreaterThan(19 * MIB)

@@ -228,22 +228,38 @@ export async function findVisibleCollectionsToExport(
     .execute()
 }
 
-/** Each collection's link ids in the collection's order. */
-export async function findCollectionLinkIds(
+/** The collections an export reads the links of in one statement (one `in` list). */
+export const COLLECTIONS_PER_READ = CHUNK
+
+export interface CollectionLink {
+  collection_id: string
+  link_id: string
+  position: number
+}
+
+/**
+ * At most `limit` links of these collections after `after`, in the primary key's order
+ * (collection, link): a range of its index whatever the collections' sizes, so a read's work is
+ * bounded by `limit`. The order within a collection is the caller's to make (by position).
+ */
+export async function findCollectionLinksPage(
   ex: Executor,
-  ids: readonly string[],
-): Promise<Map<string, string[]>> {
-  const links = new Map<string, string[]>(ids.map((id) => [id, []]))
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const rows = await ex
-      .selectFrom('collection_links')
-      .select(['collection_id', 'link_id'])
-      .where('collection_id', 'in', ids.slice(i, i + CHUNK))
-      .orderBy('collection_id')
-      .orderBy('position')
-      .orderBy('link_id')
-      .execute()
-    for (const row of rows) links.get(row.collection_id)?.push(row.link_id)
-  }
-  return links
+  collectionIds: readonly string[],
+  after: CollectionLink | null,
+  limit: number,
+): Promise<CollectionLink[]> {
+  let query = ex
+    .selectFrom('collection_links')
+    .select(['collection_id', 'link_id', 'position'])
+    .where('collection_id', 'in', collectionIds)
+  if (after !== null)
+    query = query.where((eb) =>
+      eb(
+        eb.refTuple('collection_id', 'link_id'),
+        '>',
+        eb.tuple(after.collection_id, after.link_id),
+      ),
+    )
+  const rows = await query.orderBy('collection_id').orderBy('link_id').limit(limit).execute()
+  return rows.map((row) => ({ ...row, position: Number(row.position) }))
 }

@@ -110,18 +110,18 @@ function bookmarkLine(bookmark: ExportedBookmark, indent: string): string {
   return `${indent}<DT><A ${attributes.join(' ')}>${escape(bookmark.title ?? bookmark.url)}</A>`
 }
 
-function writeFolder(
+function* folderLines(
   folder: Folder,
   bookmarks: readonly ExportedBookmark[],
   indent: string,
-  lines: string[],
-): void {
+): Generator<string> {
   for (const [name, sub] of folder.folders) {
-    lines.push(`${indent}<DT><H3>${escape(name)}</H3>`, `${indent}<DL><p>`)
-    writeFolder(sub, bookmarks, `${indent}    `, lines)
-    lines.push(`${indent}</DL><p>`)
+    yield `${indent}<DT><H3>${escape(name)}</H3>`
+    yield `${indent}<DL><p>`
+    yield* folderLines(sub, bookmarks, `${indent}    `)
+    yield `${indent}</DL><p>`
   }
-  for (const index of folder.bookmarks) lines.push(bookmarkLine(bookmarks[index]!, indent))
+  for (const index of folder.bookmarks) yield bookmarkLine(bookmarks[index]!, indent)
 }
 
 /**
@@ -129,13 +129,14 @@ function writeFolder(
  * tags stay in TAGS. Each collection is a folder, its name's parts nested (`Work/Projects` is
  * Work › Projects), holding its links in its order: a link in several collections is written in
  * each, a link in none at the top level, in the export's order. Importing the file makes the same
- * collections again. A collection without links is written as an empty folder.
+ * collections again. A collection without links is written as an empty folder. The file's lines,
+ * made as they are read (joined by a newline, the last one empty).
  */
-export function writeNetscapeBookmarks(
+export function* netscapeBookmarkLines(
   bookmarks: readonly ExportedBookmark[],
   collections: readonly ExportedFolder[] = [],
-): string {
-  const lines = [
+): Generator<string> {
+  yield* [
     '<!DOCTYPE NETSCAPE-Bookmark-file-1>',
     '<!-- This is an automatically generated file. It will be read and overwritten. DO NOT EDIT! -->',
     '<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=UTF-8">',
@@ -160,7 +161,6 @@ export function writeNetscapeBookmarks(
   bookmarks.forEach((_, index) => {
     if (!filed.has(index)) root.bookmarks.add(index)
   })
-  writeFolder(root, bookmarks, '    ', lines)
-  lines.push('</DL><p>', '')
-  return lines.join('\n')
+  yield* folderLines(root, bookmarks, '    ')
+  yield* ['</DL><p>', '']
 }

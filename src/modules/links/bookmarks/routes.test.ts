@@ -935,6 +935,27 @@ describe('collections in import and export', () => {
     expect(await linksOf(fresh, false)).toEqual(await linksOf(user, false))
   })
 
+  it("keeps a collection's order when its links take several reads", async () => {
+    const user = await createSignedInUser(t)
+    // More links than one read of the export's collections (2,000), filed in reverse.
+    const urls = Array.from({ length: 2100 }, (_, i) => `https://many.example/${i}`)
+    const reversed = urls.map((_, i) => urls.length - 1 - i)
+    const file = {
+      format: 'switchboard-links',
+      version: 1,
+      links: urls.map((url) => ({ url })),
+      collections: [{ name: 'Reversed', description: null, links: reversed }],
+    }
+    const imported = await importFile(user, { format: 'json', content: JSON.stringify(file) })
+    expect(imported.json()).toMatchObject({ imported: 2100, collections_created: 1, skipped: [] })
+    const body = (await exportFile(user, 'format=json')).json()
+    const [collection] = body.collections as { name: string; links: number[] }[]
+    expect(collection!.name).toBe('Reversed')
+    expect(collection!.links.map((position) => body.links[position].url)).toEqual(
+      [...urls].reverse(),
+    )
+  })
+
   it('carries collections in the JSON export, and round-trips everything through it', async () => {
     const user = await personWithCollections()
     const body = (await exportFile(user, 'format=json')).json()

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net'
-import type { Readable } from 'node:stream'
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyRequest } from 'fastify'
 import { Type } from '@sinclair/typebox'
@@ -218,10 +218,13 @@ export function bookmarkRoutes(deps: Deps): FastifyPluginAsyncTypebox {
       },
       async (request, reply) => {
         const file = await exportLinks(deps, callerOf(request), request.query)
-        return reply
-          .header('content-disposition', `attachment; filename="${file.filename}"`)
-          .type(file.contentType)
-          .send(file.body)
+        return (
+          reply
+            .header('content-disposition', `attachment; filename="${file.filename}"`)
+            .type(file.contentType)
+            // The documented body; Fastify streams a Readable as it is, without serializing it.
+            .send(Readable.from(file.parts, { objectMode: false }) as unknown as string)
+        )
       },
     )
   }

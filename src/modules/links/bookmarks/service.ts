@@ -14,7 +14,7 @@
  * A bookmark file's folders, and a JSON export's collections, become collections of the import's
  * owner after the links are written (collection-filing.ts).
  */
-import { nextTurn } from '../../../lib/event-loop-turns.js'
+import { joinedInParts, nextTurn } from '../../../lib/event-loop-turns.js'
 import type { Deps } from '../../../deps.js'
 import type { PageWindow } from '../../../db/keyset.js'
 import type { Executor } from '../../../db/schema.js'
@@ -53,10 +53,15 @@ import {
   fileIntoCollections,
   wantedCollections,
 } from './collection-filing.js'
-import { findCollectionLinkIds, findVisibleCollectionsToExport } from './collections.repo.js'
+import {
+  COLLECTIONS_PER_READ,
+  findCollectionLinksPage,
+  findVisibleCollectionsToExport,
+  type CollectionLink,
+} from './collections.repo.js'
 import { alreadySaved } from '../duplicates.js'
 import { JSON_FORMAT, type CollectionCandidate } from './json-format.js'
-import { detach, writeNetscapeBookmarks } from './netscape.js'
+import { detach, netscapeBookmarkLines } from './netscape.js'
 import { readImportFile, type ImportFile } from './reader.js'
 import { ReadParts, SHOWN_URL, type ReadBookmark } from './read-parts.js'
 import {
@@ -467,6 +472,38 @@ async function refreshStatistics(deps: Deps): Promise<void> {
   }
 }
 
+/** Links per read of the export's collections: a read of 2,000 takes a few milliseconds. */
+const COLLECTION_LINKS_PER_READ = 2000
+
+const byPosition = (a: CollectionLink, b: CollectionLink) =>
+  a.position - b.position || (a.link_id < b.link_id ? -1 : a.link_id > b.link_id ? 1 : 0)
+
+/**
+ * Each collection's link ids in the collection's order (position, then id), read a page at a
+ * time with a turn of the event loop between: 20,000 filed links read in one statement held every
+ * other request for about 0.1 s on SQLite.
+ */
+async function collectionLinkIds(
+  db: Executor,
+  collectionIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  const linksOf = new Map<string, CollectionLink[]>(collectionIds.map((id) => [id, []]))
+  for (let i = 0; i < collectionIds.length; i += COLLECTIONS_PER_READ) {
+    const chunk = collectionIds.slice(i, i + COLLECTIONS_PER_READ)
+    let after: CollectionLink | null = null
+    for (;;) {
+      const rows = await findCollectionLinksPage(db, chunk, after, COLLECTION_LINKS_PER_READ)
+      for (const row of rows) linksOf.get(row.collection_id)?.push(row)
+      after = rows.at(-1) ?? null
+      if (rows.length < COLLECTION_LINKS_PER_READ) break
+      await nextTurn()
+    }
+  }
+  return new Map(
+    [...linksOf].map(([id, links]) => [id, links.sort(byPosition).map((link) => link.link_id)]),
+  )
+}
+
 /** Whether the export lists every link the caller sees (no filter of the list's). */
 const unfiltered = (query: ExportQuery) =>
   Object.entries(query).every(([key, value]) => key === 'format' || value === undefined)
@@ -495,7 +532,7 @@ async function exportedCollections(
       row.organization_id === null || reachable === null || reachable.has(row.organization_id),
   )
   const positionOf = new Map(ids.map((id, position) => [id, position]))
-  const linksOf = await findCollectionLinkIds(
+  const linksOf = await collectionLinkIds(
     deps.db,
     visible.map((row) => row.id),
   )
@@ -512,7 +549,25 @@ async function exportedCollections(
 export interface ExportFile {
   filename: string
   contentType: string
-  body: string | LinkExport
+  /**
+   * The file's text in parts, a turn of the event loop between them: 10,000 links serialized at
+   * once held every other request for about 0.2 s.
+   */
+  parts: AsyncIterable<string>
+}
+
+/** The JSON export in parts: its fields, its links a part at a time, then its collections. */
+async function* jsonExportParts(file: LinkExport): AsyncGenerator<string> {
+  const { links, collections, ...fields } = file
+  // The fields' object, opened again for the two arrays that follow.
+  yield `${JSON.stringify(fields).slice(0, -1)},"links":[`
+  yield* joinedInParts(
+    (function* () {
+      for (const link of links) yield JSON.stringify(link)
+    })(),
+    ',',
+  )
+  yield `],"collections":${JSON.stringify(collections)}}`
 }
 
 /** The visible links matching the filters, newest first, with the caller's tags by name. */
@@ -575,7 +630,7 @@ export async function exportLinks(
   const exportedAt = deps.clock.now().toISOString()
   const stem = `switchboard-links-${exportedAt.slice(0, 10)}`
   if (query.format === 'html') {
-    const html = writeNetscapeBookmarks(
+    const lines = netscapeBookmarkLines(
       links.map((link) => ({
         url: link.url,
         title: link.title,
@@ -588,18 +643,22 @@ export async function exportLinks(
         .filter((collection) => collection.links.length > 0)
         .map((collection) => ({ name: collection.name, bookmarks: collection.links })),
     )
-    return { filename: `${stem}.html`, contentType: 'text/html; charset=utf-8', body: html }
+    return {
+      filename: `${stem}.html`,
+      contentType: 'text/html; charset=utf-8',
+      parts: joinedInParts(lines, '\n'),
+    }
   }
   return {
     filename: `${stem}.json`,
     contentType: 'application/json; charset=utf-8',
-    body: {
+    parts: jsonExportParts({
       format: JSON_FORMAT,
       version: 1,
       exported_at: exportedAt,
       truncated,
       links,
       collections,
-    },
+    }),
   }
 }
