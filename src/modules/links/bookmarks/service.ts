@@ -14,7 +14,7 @@
  * A bookmark file's folders, and a JSON export's collections, become collections of the import's
  * owner after the links are written (collection-filing.ts).
  */
-import { joinedInParts, nextTurn } from '../../../lib/event-loop-turns.js'
+import { joinedInParts, nextTurn, withTurns } from '../../../lib/event-loop-turns.js'
 import type { Deps } from '../../../deps.js'
 import type { PageWindow } from '../../../db/keyset.js'
 import type { Executor } from '../../../db/schema.js'
@@ -562,7 +562,7 @@ function* eachAsJson(values: readonly unknown[]): Generator<string> {
 }
 
 /** The JSON export in parts: its fields, its links a part at a time, then its collections. */
-async function* jsonExportParts(file: LinkExport): AsyncGenerator<string> {
+function* jsonExportParts(file: LinkExport): Generator<string> {
   const { links, collections, ...fields } = file
   // The fields' object, opened again for the two arrays that follow.
   yield `${JSON.stringify(fields).slice(0, -1)},"links":[`
@@ -646,19 +646,21 @@ export async function exportLinks(
     return {
       filename: `${stem}.html`,
       contentType: 'text/html; charset=utf-8',
-      parts: joinedInParts(lines, '\n'),
+      parts: withTurns(joinedInParts(lines, '\n')),
     }
   }
   return {
     filename: `${stem}.json`,
     contentType: 'application/json; charset=utf-8',
-    parts: jsonExportParts({
-      format: JSON_FORMAT,
-      version: 1,
-      exported_at: exportedAt,
-      truncated,
-      links,
-      collections,
-    }),
+    parts: withTurns(
+      jsonExportParts({
+        format: JSON_FORMAT,
+        version: 1,
+        exported_at: exportedAt,
+        truncated,
+        links,
+        collections,
+      }),
+    ),
   }
 }
