@@ -218,10 +218,10 @@ export function installAuditMonitor(app: FastifyInstance, deps: Deps): void {
         ),
       )
       // What the whole check read is garbage now, which an idle service would keep until its heap
-      // grew enough for V8 to collect it: one memory-reducing collection returns it (start.ts does
-      // the same before listening; `gc` is there with the settings of process-settings.ts).
+      // grew enough for V8 to collect it: one memory-reducing collection returns it, on a turn of
+      // its own after the check's last part (lib/heap-release.ts).
       .finally(() => {
-        if (full) globalThis.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+        if (full) deps.heap.afterLargeWork()
       })
   }
   const anchor = () => {
