@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { turnsDuring } from '../../../test/helpers/event-loop.js'
+import { sqlitePlanOf, statementsOf } from '../../../test/helpers/query-plans.js'
 import { makeCheckpoint, materializeTree } from './checkpoints.js'
 import { BATCH, checkDatabase, checkDatabaseFully, SPAN_PART } from './integrity.js'
 import { checkSince } from './integrity-prefix.js'
@@ -29,6 +30,26 @@ const events = (n: number, action = 'test.event'): AuditEvent[] =>
   }))
 
 describe('the database check', () => {
+  // First: SQLite prepares a statement's text once per file, and the plan is read from it.
+  it('on an intact log, finds no event outside the tree from the leaf index alone', async () => {
+    await insertAuditEvents(t.deps.db, events(3))
+    const size = await readTreeSize(t.deps.db)
+    let outside: Awaited<ReturnType<typeof countEventsOutsideTree>> | undefined
+    const statements = await statementsOf(/from "audit_events"/, async () => {
+      outside = await countEventsOutsideTree(t.deps.db, size)
+    })
+    expect(outside).toEqual({ count: 0, firstId: null })
+    // The first such event by time is looked for only when there is one: ordered by time, that
+    // read walks the time index, every event of an intact log.
+    expect(statements).toHaveLength(1)
+    expect(statements[0]!.text).not.toMatch(/order by/i)
+    if (t.database.engine === 'sqlite') {
+      const plan = await sqlitePlanOf(t, statements[0]!)
+      expect(plan.join('\n')).not.toMatch(/SCAN audit_events/)
+      expect(plan.join('\n')).toMatch(/audit_events_leaf_idx/)
+    }
+  })
+
   it('gives the event loop a turn between spans and their parts, in the whole check and in the hourly one', async () => {
     // Every SQLite read is synchronous: without turns given back the whole check would be one
     // stretch of promise callbacks, and no other request answered until it ended.

@@ -324,6 +324,11 @@ export async function listInnerNodes(
  * Events that are not leaves of the tree (written around the tree, or renumbered out of it): beyond
  * both `size` and the head as it is now. Events appended while a check ran are leaves of the head
  * by then (an append writes both in one transaction), not events outside the tree.
+ *
+ * Counted first, from the leaf index; the first of them (by time) is looked for only when there is
+ * one: SQLite reads that one along the events' time index, which on an intact log means every
+ * event (41 ms at 200,000 events, on the event loop's thread, at every check). PostgreSQL reads
+ * both from the leaf index.
  */
 export async function countEventsOutsideTree(
   ex: Executor,
@@ -342,19 +347,21 @@ export async function countEventsOutsideTree(
       ]),
       eb('leaf_index', '<', 0),
     ])
-  const rows = await ex
+  const counted = await ex
+    .selectFrom('audit_events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where(outside)
+    .executeTakeFirstOrThrow()
+  const count = Number(counted.n)
+  if (count === 0) return { count, firstId: null }
+  const first = await ex
     .selectFrom('audit_events')
     .select(['id'])
     .where(outside)
     .orderBy('at')
     .limit(1)
-    .execute()
-  const count = await ex
-    .selectFrom('audit_events')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where(outside)
-    .executeTakeFirstOrThrow()
-  return { count: Number(count.n), firstId: rows[0]?.id ?? null }
+    .executeTakeFirst()
+  return { count, firstId: first?.id ?? null }
 }
 
 export interface CheckpointRow {
