@@ -43,6 +43,8 @@ const PERSONS_TAGS = 200
 let user: TestUser & SignedIn
 let organizationId: string
 const special: Record<string, string> = {}
+/** The person's tags: tag k is on their links mine-n with n ≡ k (mod 200), 100 of them each. */
+const tagIds: string[] = []
 /** The statement of a link view's extras (view-extras.repo.ts), as a new link's view ran it. */
 let extrasStatement: Statement | undefined
 
@@ -73,7 +75,6 @@ beforeAll(async () => {
     })
   // A person who tags keeps many tags, each on many links (here each of their 20,000 links has one
   // of 200): the page's extras must read the page's tags, not each of the person's.
-  const tagIds: string[] = []
   for (let n = 0; n < PERSONS_TAGS; n++)
     tagIds.push((await createTag(t, user.token, `topic ${n}`)).id)
   for (let first = 1; first <= 20_000; first += 1000) {
@@ -214,6 +215,86 @@ describe('GET /api/links with 100,000 links', () => {
     const deep = await page(cursor)
     expect(deep.items.map((item) => item.id)).toEqual(all.slice(30_000, 30_050).map((r) => r.id))
     expect(deep.next_cursor).not.toBeNull()
+  })
+})
+
+describe('GET /api/links?tag_id= with 100,000 links', () => {
+  type Item = { id: string; title: string; url: string; slug: string | null }
+  async function listAll(query: string): Promise<Item[]> {
+    const items: Item[] = []
+    let cursor: string | null = null
+    do {
+      const after: string = cursor === null ? '' : `&cursor=${cursor}`
+      const response: { statusCode: number; body: string; json: <T>() => T } = await t.app.inject({
+        method: 'GET',
+        url: `/api/links?${query}&limit=50${after}`,
+        headers: bearer(user.token),
+      })
+      expect(response.statusCode, response.body).toBe(200)
+      const body = response.json<{ items: Item[]; next_cursor: string | null }>()
+      items.push(...body.items)
+      cursor = body.next_cursor
+    } while (cursor !== null)
+    return items
+  }
+
+  /** Read from the tag's links: by the tag's index, then each link by its key. */
+  async function expectFromTheTag(statement: Statement): Promise<void> {
+    if (t.database.engine === 'postgres') {
+      // Each of the 40,000 visible links tested for the tag would be thousands of buffers.
+      const plan = await postgresPlanOf(t, statement)
+      expect(plan.seqScans).not.toContain('links')
+      expect(plan.buffers, plan.text).toBeLessThan(1000)
+    } else {
+      const plan = await sqlitePlanOf(t, statement)
+      expect(plan[0], plan.join('\n')).toBe(
+        'SEARCH links USING INDEX sqlite_autoindex_links_1 (id=?)',
+      )
+      expect(plan.join('\n')).toMatch(/SEARCH link_tags USING (COVERING )?INDEX link_tags_tag_idx/)
+    }
+  }
+
+  it('reads a tag’s links by the tag, not each visible link, and lists exactly them', async () => {
+    const tag = tagIds[7]!
+    const statements = await statementsOf(/from "links"/, () => listAll(`tag_id=${tag}`))
+    await expectFromTheTag(statements[0]!)
+    const tagged = await t.deps.db
+      .selectFrom('link_tags')
+      .select('link_id')
+      .where('tag_id', '=', tag)
+      .execute()
+    const ids = new Set(tagged.map((row) => row.link_id))
+    // mine-n with n ≡ 7 (mod 200), and the special link the tag was given above.
+    expect(ids.size).toBe(101)
+    const expected = (await visibleInOrder()).filter((row) => ids.has(row.id)).map((row) => row.id)
+    expect((await listAll(`tag_id=${tag}`)).map((item) => item.id)).toEqual(expected)
+  })
+
+  it('tests a tag’s links for a term in nearly every title, not the term’s 100,000 matches', async () => {
+    const tag = tagIds[9]!
+    const statements = await statementsOf(/from "links"/, () => listAll(`tag_id=${tag}&q=link`))
+    await expectFromTheTag(statements[0]!)
+    // Each of the tag's links is tested (the index asked about one link where its text is not
+    // ASCII); the term's matches are not collected.
+    if (t.database.engine === 'sqlite')
+      expect(statements[0]!.text).not.toMatch(/in \(select links_fts\.rowid from links_fts/)
+    const tagged = await listAll(`tag_id=${tag}`)
+    const contains = (item: Item) =>
+      [item.title, item.url, item.slug ?? ''].some((text) => text.toLowerCase().includes('link'))
+    const found = await listAll(`tag_id=${tag}&q=link`)
+    expect(found.length).toBeGreaterThan(0)
+    expect(found.map((item) => item.id)).toEqual(tagged.filter(contains).map((item) => item.id))
+    // A word in 1 title of 400: the tag's links that hold it, and no other.
+    const rare = await listAll(`tag_id=${tag}&q=${WORD.toLowerCase()}`)
+    expect(rare.map((item) => item.id)).toEqual(
+      tagged.filter((item) => item.title.includes(WORD)).map((item) => item.id),
+    )
+    const count = await t.app.inject({
+      method: 'GET',
+      url: `/api/links/count?tag_id=${tag}&q=link`,
+      headers: bearer(user.token),
+    })
+    expect(count.json()).toEqual({ total: found.length, capped: false })
   })
 })
 

@@ -152,26 +152,23 @@ async function searchPage(
 /** The visible links matching the filters (all but the collection and the order). */
 function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
   let query = visibleLinks(ex, userId)
+  // A tag's links as an `in` list, which SQLite reads by the tag's index and then each link by its
+  // key; a test of each visible link for the tag would walk all of them.
   if (filters.tagId !== undefined) {
-    const tagId = filters.tagId
-    query = query.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('link_tags')
-          .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
-          .select('link_tags.tag_id')
-          .whereRef('link_tags.link_id', '=', 'links.id')
-          .where('link_tags.tag_id', '=', tagId)
-          .where('tags.user_id', '=', userId),
-      ),
-    )
+    const tagged = ex
+      .selectFrom('link_tags')
+      .innerJoin('tags', 'tags.id', 'link_tags.tag_id')
+      .select('link_tags.link_id')
+      .where('link_tags.tag_id', '=', filters.tagId)
+      .where('tags.user_id', '=', userId)
+    query = query.where('links.id', 'in', tagged)
   }
-  // The pinned links are few: read from the person's pins, each tested for the term, not from the
-  // term's matches, which may be most links.
+  // On SQLite the links of a pin, a tag or a team's shares are each tested for the term, not read
+  // from the term's matches, which may be most links of the instance.
   const pinned = filters.pinned === true
   if (filters.q !== undefined)
     query = query.where(
-      pinned && !isPostgres(ex)
+      narrowedBeforeTheTerm(filters) && !isPostgres(ex)
         ? sql<boolean>`${containsTest(filters.q)}`
         : matchesSearch(ex, filters.q),
     )
@@ -187,6 +184,11 @@ function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
   }
   if (filters.pinned === false) query = query.where(notPinnedBy(userId))
   return query
+}
+
+/** A filter whose links are read first, and are few beside a common term's matches. */
+function narrowedBeforeTheTerm(filters: LinkFilters): boolean {
+  return filters.pinned === true || filters.tagId !== undefined || filters.scope === 'shared'
 }
 
 /**

@@ -5,7 +5,8 @@
  * statement that /go/<slug>, `GET /api/links?scope=shared` and `GET /api/links?collection_id=`
  * send is caught as it leaves the process and explained on its engine: none reads links, team
  * memberships, team shares or collections' links whole (no sequential scan on PostgreSQL, no SCAN
- * step on SQLite), and each answers exactly what the person sees.
+ * step on SQLite), and each answers exactly what the person sees; a term searched among the team's
+ * links is tested on those links, not read from its matches among all 100,000.
  */
 import { sql, type RawBuilder } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -221,6 +222,20 @@ describe('sharing with 100,000 links, 1,000 teams and 10,000 memberships', () =>
       ...Array.from({ length: 20 }, (_, j) => `scale-link-${1000 * (50 + j)}`),
     ]
     expect((await listAll('scope=shared')).sort()).toEqual(expected.sort())
+  })
+
+  it('scope=shared with a term in every link tests the team’s 70 links, not the term’s matches', async () => {
+    const first = await statementsOf(/from "links"/, () => listAll('scope=shared&q=link'))
+    await expectNoScan(first.slice(0, 1), 600)
+    // On SQLite each shared link is tested for the term: the 100,000 matches are not collected.
+    if (t.database.engine === 'sqlite')
+      expect(first[0]!.text).not.toMatch(/in \(select links_fts\.rowid from links_fts/)
+    const shared = [
+      ...Array.from({ length: 50 }, (_, n) => `scale-link-${1000 * n}`),
+      ...Array.from({ length: 20 }, (_, j) => `scale-link-${1000 * (50 + j)}`),
+    ]
+    expect((await listAll('scope=shared&q=link')).sort()).toEqual(shared.sort())
+    expect(await listAll('scope=shared&q=49000')).toEqual(['scale-link-49000'])
   })
 
   it('the plain list holds the person’s own link and the team’s 70, each once, by index', async () => {
