@@ -163,8 +163,8 @@ function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
       .where('tags.user_id', '=', userId)
     query = query.where('links.id', 'in', tagged)
   }
-  // On SQLite the links of a pin, a tag or a team's shares are each tested for the term, not read
-  // from the term's matches, which may be most links of the instance.
+  // On SQLite the links of a pin, a tag, a team's shares or a collection are each tested for the
+  // term, not read from the term's matches, which may be most links of the instance.
   const pinned = filters.pinned === true
   if (filters.q !== undefined)
     query = query.where(
@@ -188,7 +188,12 @@ function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
 
 /** A filter whose links are read first, and are few beside a common term's matches. */
 function narrowedBeforeTheTerm(filters: LinkFilters): boolean {
-  return filters.pinned === true || filters.tagId !== undefined || filters.scope === 'shared'
+  return (
+    filters.pinned === true ||
+    filters.tagId !== undefined ||
+    filters.scope === 'shared' ||
+    filters.collectionId !== undefined
+  )
 }
 
 /**

@@ -270,4 +270,16 @@ describe('sharing with 100,000 links, 1,000 teams and 10,000 memberships', () =>
     // Another person's collection, not shared with the person's team: nothing.
     expect(await listAll('collection_id=scale-collection-1')).toEqual([])
   })
+
+  it('collection_id with a term in every link tests the collection’s 20 links, in its order', async () => {
+    const query = 'collection_id=scale-collection-0&q=link'
+    const statements = await statementsOf(/from "links"/, () => listAll(query))
+    await expectNoScan(statements.slice(0, 1), 300)
+    if (t.database.engine === 'sqlite')
+      expect(statements[0]!.text).not.toMatch(/in \(select links_fts\.rowid from links_fts/)
+    expect(await listAll(query)).toEqual(
+      Array.from({ length: 20 }, (_, j) => `scale-link-${1000 * (50 + j)}`),
+    )
+    expect(await listAll('collection_id=scale-collection-0&q=55000')).toEqual(['scale-link-55000'])
+  })
 })
