@@ -18,7 +18,11 @@ import {
 } from './lib/attempt-budget.js'
 import { deriveKey } from './lib/crypto.js'
 import { ExpiringValue } from './lib/expiring-value.js'
-import { createHeapRelease, type HeapRelease } from './lib/heap-release.js'
+import {
+  createHeapRelease,
+  memoryReducingCollection,
+  type HeapRelease,
+} from './lib/heap-release.js'
 import { createPasswordHasher, type PasswordHasher } from './lib/password-hash.js'
 import { resolveSecrets, type Secrets } from './lib/secrets.js'
 import { systemClock, type Clock } from './lib/time.js'
@@ -108,12 +112,6 @@ export function redisSettled(redis: Redis, timeoutMs: number): Promise<void> {
     const timer = setTimeout(done, timeoutMs)
     redis.once('ready', done).once('error', done).once('end', done)
   })
-}
-
-/** The memory-reducing collection `--expose-gc` gives (process-settings.ts), when it is there. */
-function memoryReducingCollection(): (() => void) | undefined {
-  const gc = globalThis.gc
-  return gc && (() => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' }))
 }
 
 export function createDeps(config: Readonly<Config>, overrides: DepsOverrides = {}): Deps {

@@ -9,6 +9,7 @@ import { buildApp } from './app.js'
 import { ConfigError, parseConfig } from './config.js'
 import { migrateToLatest } from './db/migrate.js'
 import { createDeps } from './deps.js'
+import { memoryReducingCollection } from './lib/heap-release.js'
 import { collectWhenIdle } from './lib/idle-collection.js'
 import { announceSetupCode } from './modules/auth/setup-code.js'
 import { claimInstance } from './modules/ops/instance-lock.js'
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
   // stay until the heap grows enough for V8 to collect it, which an idle service never does: one
   // memory-reducing collection before listening returns it. `gc` is there when the process runs
   // with the settings of process-settings.ts.
-  globalThis.gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' })
+  memoryReducingCollection()?.()
   await app.listen({ port: config.port, host: config.host })
   const stopIdleCollection = collectIdleGarbage(app.server)
 
@@ -92,15 +93,15 @@ async function main(): Promise<void> {
  * (50–130 ms of CPU, docs/decisions/0059-idle-memory.md).
  */
 function collectIdleGarbage(server: Server): () => void {
-  const gc = globalThis.gc
-  if (gc === undefined) return () => undefined
+  const collect = memoryReducingCollection()
+  if (collect === undefined) return () => undefined
   return collectWhenIdle(server, {
     quietMs: 300,
     minGrowthBytes: 2 * 1024 * 1024,
     minIntervalMs: 60_000,
     collectAtFirstQuiet: true,
     heapSize: () => getHeapStatistics().total_heap_size,
-    collect: () => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' }),
+    collect,
   })
 }
 

@@ -17,6 +17,15 @@ export interface HeapRelease {
   afterLargeWork(): void
 }
 
+/**
+ * The memory-reducing collection `--expose-gc` gives (process-settings.ts), when it is there: the
+ * one the start, the quiet collection and `createHeapRelease` run.
+ */
+export function memoryReducingCollection(): (() => void) | undefined {
+  const gc = globalThis.gc
+  return gc && (() => gc({ type: 'major', execution: 'sync', flavor: 'last-resort' }))
+}
+
 /** `collect` is the memory-reducing collection; without one (no `--expose-gc`) nothing runs. */
 export function createHeapRelease(collect: (() => void) | undefined): HeapRelease {
   if (collect === undefined) return { afterLargeWork: () => undefined }

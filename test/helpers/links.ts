@@ -52,6 +52,38 @@ export async function createLink(
   return response.json()
 }
 
+/** A link of the Links list, as far as the tests that page through it read it. */
+export interface ListedLink {
+  id: string
+  title: string
+  url: string
+  slug: string | null
+}
+
+/** Every page of `GET /api/links?<query>` (50 links a page), followed by its cursor. */
+export async function listAllLinks(
+  t: TestContext,
+  token: string,
+  query: string,
+): Promise<ListedLink[]> {
+  const items: ListedLink[] = []
+  let cursor: string | null = null
+  do {
+    const after: string = cursor === null ? '' : `&cursor=${cursor}`
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/links?${query}&limit=50${after}`,
+      headers: bearer(token),
+    })
+    if (response.statusCode !== 200)
+      throw new Error(`listing failed: ${response.statusCode} ${response.body}`)
+    const page = response.json<{ items: ListedLink[]; next_cursor: string | null }>()
+    items.push(...page.items)
+    cursor = page.next_cursor
+  } while (cursor !== null)
+  return items
+}
+
 /** What an import answers, as far as the tests read it. */
 export interface ImportJson {
   imported: number

@@ -327,8 +327,8 @@ export async function listInnerNodes(
  *
  * Counted first, from the leaf index; the first of them (by time) is looked for only when there is
  * one: SQLite reads that one along the events' time index, which on an intact log means every
- * event (41 ms at 200,000 events, on the event loop's thread, at every check). PostgreSQL reads
- * both from the leaf index.
+ * event, on the event loop's thread, at every check (decision 0081). PostgreSQL reads both from
+ * the leaf index.
  */
 export async function countEventsOutsideTree(
   ex: Executor,

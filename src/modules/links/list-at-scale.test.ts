@@ -23,7 +23,9 @@ import {
   createLink,
   createTag,
   importJsonLinks,
+  listAllLinks,
   type ImportJson,
+  type ListedLink,
 } from '../../../test/helpers/links.js'
 import { createOrganizationMember } from '../../../test/helpers/organizations.js'
 import {
@@ -219,24 +221,7 @@ describe('GET /api/links with 100,000 links', () => {
 })
 
 describe('GET /api/links?tag_id= with 100,000 links', () => {
-  type Item = { id: string; title: string; url: string; slug: string | null }
-  async function listAll(query: string): Promise<Item[]> {
-    const items: Item[] = []
-    let cursor: string | null = null
-    do {
-      const after: string = cursor === null ? '' : `&cursor=${cursor}`
-      const response: { statusCode: number; body: string; json: <T>() => T } = await t.app.inject({
-        method: 'GET',
-        url: `/api/links?${query}&limit=50${after}`,
-        headers: bearer(user.token),
-      })
-      expect(response.statusCode, response.body).toBe(200)
-      const body = response.json<{ items: Item[]; next_cursor: string | null }>()
-      items.push(...body.items)
-      cursor = body.next_cursor
-    } while (cursor !== null)
-    return items
-  }
+  const listAll = (query: string) => listAllLinks(t, user.token, query)
 
   /** Read from the tag's links: by the tag's index, then each link by its key. */
   async function expectFromTheTag(statement: Statement): Promise<void> {
@@ -279,7 +264,7 @@ describe('GET /api/links?tag_id= with 100,000 links', () => {
     if (t.database.engine === 'sqlite')
       expect(statements[0]!.text).not.toMatch(/in \(select links_fts\.rowid from links_fts/)
     const tagged = await listAll(`tag_id=${tag}`)
-    const contains = (item: Item) =>
+    const contains = (item: ListedLink) =>
       [item.title, item.url, item.slug ?? ''].some((text) => text.toLowerCase().includes('link'))
     const found = await listAll(`tag_id=${tag}&q=link`)
     expect(found.length).toBeGreaterThan(0)

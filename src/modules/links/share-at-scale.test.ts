@@ -18,7 +18,7 @@ import {
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
-import { createLink } from '../../../test/helpers/links.js'
+import { createLink, listAllLinks } from '../../../test/helpers/links.js'
 import {
   postgresPlanOf,
   sqlitePlanOf,
@@ -182,25 +182,8 @@ async function expectNoScan(statements: Statement[], maxBuffers: number): Promis
 const go = (slug: string) =>
   t.app.inject({ method: 'GET', url: `/go/${slug}`, headers: bearer(user.token) })
 
-async function listAll(query: string): Promise<string[]> {
-  const ids: string[] = []
-  let cursor: string | null = null
-  do {
-    const response: { statusCode: number; body: string; json: <T>() => T } = await t.app.inject({
-      method: 'GET',
-      url: `/api/links?${query}&limit=50${cursor === null ? '' : `&cursor=${cursor}`}`,
-      headers: bearer(user.token),
-    })
-    expect(response.statusCode, response.body).toBe(200)
-    const page: { items: { id: string }[]; next_cursor: string | null } = response.json<{
-      items: { id: string }[]
-      next_cursor: string | null
-    }>()
-    ids.push(...page.items.map((item) => item.id))
-    cursor = page.next_cursor
-  } while (cursor !== null)
-  return ids
-}
+const listAll = async (query: string): Promise<string[]> =>
+  (await listAllLinks(t, user.token, query)).map((item) => item.id)
 
 describe('sharing with 100,000 links, 1,000 teams and 10,000 memberships', () => {
   it('/go/<slug> finds a team’s link, a shared collection’s and one’s own by index', async () => {
