@@ -14,7 +14,7 @@ import {
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
-import { createLink } from '../../../test/helpers/links.js'
+import { createLink, listAllLinks } from '../../../test/helpers/links.js'
 import { createOrganizationMember } from '../../../test/helpers/organizations.js'
 import {
   analyzeIfPostgres,
@@ -94,21 +94,8 @@ async function pinnedIds(): Promise<Set<string>> {
 
 /** Every page of the search, 50 links at a time. */
 async function searchAll(q: string, extra = ''): Promise<string[]> {
-  const found: string[] = []
-  let cursor: string | null = null
-  do {
-    const after: string = cursor === null ? '' : `&cursor=${cursor}`
-    const response = await t.app.inject({
-      method: 'GET',
-      url: `/api/links?limit=50&q=${encodeURIComponent(q)}${extra}${after}`,
-      headers: bearer(person.token),
-    })
-    expect(response.statusCode, response.body).toBe(200)
-    const page = response.json<{ items: { id: string }[]; next_cursor: string | null }>()
-    found.push(...page.items.map((item) => item.id))
-    cursor = page.next_cursor
-  } while (cursor !== null)
-  return found
+  const pages = await listAllLinks(t, person.token, `q=${encodeURIComponent(q)}${extra}`)
+  return pages.map((item) => item.id)
 }
 
 /** The links the person sees, in the list's order, read plainly. */
