@@ -358,6 +358,11 @@ export interface LinksTable {
   forwarding_enabled: SqlBool
   created_at: Timestamp
   updated_at: Timestamp
+  /**
+   * Its clicks since `link_click_window.first_day` (links/recent-clicks.repo.ts keeps it), the
+   * most-clicked order's key.
+   */
+  recent_clicks: ColumnType<number, number | undefined, number>
 }
 
 /** A user's tag on a link: each user sees only their own tags on a shared link. */
@@ -423,6 +428,12 @@ export interface LinkClicksTable {
   /** YYYY-MM-DD, UTC. */
   day: string
   clicks: number
+}
+
+/** One row: the first UTC day the links' `recent_clicks` count. */
+export interface LinkClickWindowTable {
+  id: number
+  first_day: string
 }
 
 /** A model's validated answer for one person, scope, URL and language (link suggestions). */
@@ -585,6 +596,7 @@ export interface Database {
   collection_links: CollectionLinksTable
   collection_teams: CollectionTeamsTable
   link_clicks: LinkClicksTable
+  link_click_window: LinkClickWindowTable
   link_suggestion_cache: LinkSuggestionCacheTable
   link_suggestion_calls: LinkSuggestionCallsTable
   deleted_links: DeletedLinksTable

@@ -11,6 +11,17 @@ import { createClickCounter, utcDay } from './clicks.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
+const recentClicks = async (linkId: string) =>
+  Number(
+    (
+      await t.deps.db
+        .selectFrom('links')
+        .select('recent_clicks')
+        .where('id', '=', linkId)
+        .executeTakeFirstOrThrow()
+    ).recent_clicks,
+  )
+
 const stored = async (linkId: string) =>
   (
     await t.deps.db
@@ -55,6 +66,8 @@ describe('click counts', () => {
     await eventually(async () => (await stored(link.id)).length > 0)
     await eventually(async () => (await stored(link.id))[0]?.clicks === 1000)
     expect(await stored(link.id)).toEqual([{ day: utcDay(t.clock.now()), clicks: 1000 }])
+    // The link's count of the last 30 days, written with them (the most-clicked order's key).
+    expect(await recentClicks(link.id)).toBe(1000)
   })
 
   it('counts nothing for a refused address, a chooser or a miss', async () => {
@@ -91,6 +104,7 @@ describe('click counts', () => {
     expect((await stored(link.id))[0]?.clicks).toBeGreaterThanOrEqual(1000)
     await eventually(async () => (await stored(link.id))[0]?.clicks === 2000)
     expect(await stored(link.id)).toEqual([{ day: utcDay(t.clock.now()), clicks: 2000 }])
+    expect(await recentClicks(link.id)).toBe(2000)
   })
 
   it('drops the clicks of a link deleted before they were written, and keeps the others', async () => {

@@ -1,15 +1,18 @@
 /**
  * Click counts for go-links: every redirect counts one click for its link on the UTC
  * day. The redirect never waits for the count — it only increments a number in this process's
- * memory; the counts are written at most once a second per instance with one upsert-add statement
- * (`insert … on conflict do update set clicks = clicks + excluded.clicks`, so instances add up
- * rather than overwrite), and once more when the app closes (the clean shutdown path), so none is
- * lost. Counts older than 400 days are deleted, at most once an hour.
+ * memory; the counts are written at most once a second per instance, added to the stored ones
+ * (`insert … on conflict do update set clicks = clicks + excluded.clicks`, and the same to the
+ * link's count of the last 30 days, so instances add up rather than overwrite), and once more when
+ * the app closes (the clean shutdown path), so none is lost. Counts older than 400 days are
+ * deleted, at most once an hour.
  */
 import type { Clock } from '../../lib/time.js'
 import type { Db } from '../../db/schema.js'
 import type { Logger } from '../../logger.js'
 import { isForeignKeyViolation } from '../../db/client.js'
+import { addClicks, type DayClicks } from '../links/recent-clicks.repo.js'
+import { keepRecentClicksCurrent } from '../links/recent-clicks.js'
 
 export const FLUSH_INTERVAL_MS = 1000
 export const RETENTION_DAYS = 400
@@ -59,20 +62,13 @@ export function createClickCounter(deps: { db: Db; clock: Clock; logger: Logger 
     }
   }
 
-  async function write(rows: { link_id: string; day: string; clicks: number }[]): Promise<void> {
-    await deps.db
-      .insertInto('link_clicks')
-      .values(rows)
-      .onConflict((oc) =>
-        oc.columns(['link_id', 'day']).doUpdateSet((eb) => ({
-          clicks: eb('link_clicks.clicks', '+', eb.ref('excluded.clicks')),
-        })),
-      )
-      .execute()
+  async function write(rows: DayClicks[]): Promise<void> {
+    await deps.db.transaction().execute((tx) => addClicks(tx, rows))
   }
 
   async function writeBatch(batch: Map<string, Map<string, number>>): Promise<void> {
     const rows = rowsOf(batch)
+    await keepRecentClicksCurrent(deps.db, deps.clock.now())
     if (rows.length > 0) {
       try {
         await write(rows)

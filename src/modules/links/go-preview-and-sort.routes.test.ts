@@ -1,7 +1,8 @@
 /** GET /api/links/go-preview: the dialog's preview follows the redirect's own rules. */
 import { describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
-import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
+import { bearer, createSignedInUser, login } from '../../../test/helpers/factories.js'
+import { addClicks } from './recent-clicks.repo.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
@@ -54,17 +55,27 @@ describe('the links list by clicks', () => {
       })
       ids.push(created.json().id)
     }
-    const today = t.clock.now().toISOString().slice(0, 10)
-    const old = new Date(t.clock.now().getTime() - 40 * 86_400_000).toISOString().slice(0, 10)
-    await t.deps.db
-      .insertInto('link_clicks')
-      .values([
-        { link_id: ids[0]!, day: today, clicks: 3 },
-        { link_id: ids[1]!, day: today, clicks: 10 },
-        { link_id: ids[2]!, day: old, clicks: 100 },
-        { link_id: ids[3]!, day: today, clicks: 3 },
-      ])
-      .execute()
+    // Clicks as the redirects' counter writes them: 100 for one link 40 days ago, the others today.
+    const clicks = (rows: Array<[string, number]>) =>
+      t.deps.db.transaction().execute((tx) =>
+        addClicks(
+          tx,
+          rows.map(([link_id, count]) => ({
+            link_id,
+            day: t.clock.now().toISOString().slice(0, 10),
+            clicks: count,
+          })),
+        ),
+      )
+    await clicks([[ids[2]!, 100]])
+    t.clock.advance(40 * 86_400)
+    // The session of 40 days ago has expired.
+    const reader = await login(t, user.email, user.password!)
+    await clicks([
+      [ids[0]!, 3],
+      [ids[1]!, 10],
+      [ids[3]!, 3],
+    ])
     const seen: Array<[string, number]> = []
     let cursor: string | null = null
     do {
@@ -73,7 +84,7 @@ describe('the links list by clicks', () => {
         await t.app.inject({
           method: 'GET',
           url: `/api/links?${query}`,
-          headers: bearer(user.token),
+          headers: bearer(reader.token),
         })
       ).json()
       seen.push(
@@ -97,7 +108,7 @@ describe('the links list by clicks', () => {
     const forged = await t.app.inject({
       method: 'GET',
       url: `/api/links?sort=clicks_30d&cursor=${Buffer.from(JSON.stringify(['x', 'y'])).toString('base64url')}`,
-      headers: bearer(user.token),
+      headers: bearer(reader.token),
     })
     expect(forged.statusCode).toBe(400)
   })

@@ -9,8 +9,8 @@ export interface LinkFilters {
   owner?: 'personal' | 'organization'
   /** An API token's organization boundary — personal links and these organizations' only. */
   reachable?: ReadonlySet<string>
-  /** Most clicked first (clicks since this UTC day, then newest id), instead of newest first. */
-  clicksSince?: string
+  /** Most clicked in the last 30 days first, then the newest id, instead of newest first. */
+  mostClicked?: true
   /** `shared`: only links shared with one of the user's teams (directly or by a collection). */
   scope?: 'shared'
   /** Only the links the user pinned (true), or only the others (false). */

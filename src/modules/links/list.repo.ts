@@ -5,7 +5,7 @@
  */
 import { sql, type RawBuilder } from 'kysely'
 import type { Executor } from '../../db/schema.js'
-import { assertIssuedCursor, newestFirst, type PageWindow } from '../../db/keyset.js'
+import { assertIssuedCursor, keyset, newestFirst, type PageWindow } from '../../db/keyset.js'
 import { invalidField } from '../../errors.js'
 import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { anyContains, ftsPhrase } from '../../db/text-search.js'
@@ -20,24 +20,17 @@ import {
   type LinkColumns,
 } from './visibility.js'
 import type { LinkFilters } from './link-filters.js'
-import { ownersPage, pageOwners } from './owners-page.repo.js'
+import {
+  asPageLink,
+  assertOrderCursor,
+  filteredOwnersPage,
+  ownersPage,
+  pageOwners,
+} from './owners-page.repo.js'
 import { walkedSearchPage } from './search-walk.repo.js'
 import { ownersCount, ownersSearchPage } from './search-by-owner.repo.js'
 import { containsTest, notPinnedBy, postgresContains, TRIGRAM } from './search-terms.repo.js'
 import { asVisible, linksAsSeenBy, visibleLinks, type VisibleLink } from './visible.repo.js'
-
-/** A link's clicks since the day, as an SQL expression (the sort key of the clicks order). */
-function clicksSinceOf(day: string) {
-  return sql<number>`coalesce((select sum(link_clicks.clicks) from link_clicks where link_clicks.link_id = ${sql.ref('links.id')} and link_clicks.day >= ${day}), 0)`
-}
-
-/** The cursor of the clicks order: [clicks, id]; a forged count is a 400, not a database error. */
-function afterClicks(window: PageWindow): { clicks: number; id: string } | null {
-  if (window.after === null) return null
-  const [count, id] = window.after
-  if (!/^\d{1,15}$/.test(count)) throw invalidField('cursor', CURSOR_NOT_ISSUED)
-  return { clicks: Number(count), id }
-}
 
 /**
  * True where the link's title, URL or slug contains `q`, ignoring case. PostgreSQL compares its
@@ -317,7 +310,7 @@ export async function listVisibleLinks(
     filters.tagId === undefined &&
     filters.scope === undefined &&
     filters.collectionId === undefined &&
-    filters.clicksSince === undefined
+    filters.mostClicked === undefined
   const newestOnly = newestOfAll && filters.pinned === undefined
   // The Links screen's pages, with a search or without, have statements of their own: the general
   // statement is built only for the other filters and orders. A search's page is read owner by
@@ -348,33 +341,47 @@ export async function listVisibleLinks(
         position_sort: row.position_sort,
       }),
     )
-  if (filters.clicksSince !== undefined) return byClicks(query, filters.clicksSince, window)
+  if (filters.mostClicked) return mostClicked(ex, userId, filters, window)
   return (await newestFirst(query, window, 'links').execute()).map(asVisible)
 }
 
-/** Most clicked since the day first, then the newest id: keyset over (clicks, id). */
-async function byClicks(
-  query: ReturnType<typeof filteredLinks>,
-  day: string,
+/**
+ * Most clicked in the last 30 days first, then the newest id: keyset over (recent_clicks, id). The
+ * Links screen's pages — all links or those not pinned, with a search or without — are read owner
+ * by owner from the owners' indexes over the count, as its newest-first pages are from theirs over
+ * the time; the others, and a rare term's, from the filter's links, ordered by their counts.
+ */
+async function mostClicked(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
   window: PageWindow,
 ): Promise<VisibleLink[]> {
-  const clicks = clicksSinceOf(day)
-  const after = afterClicks(window)
-  const ordered = (
-    after === null
-      ? query
-      : query.where(
-          sql<boolean>`(${clicks}, ${sql.ref('links.id')}) < (${after.clicks}, ${after.id})`,
-        )
+  const byOwner =
+    filters.tagId === undefined &&
+    filters.scope === undefined &&
+    filters.collectionId === undefined &&
+    filters.pinned !== true
+  if (byOwner && filters.q !== undefined) {
+    const search = isPostgres(ex) ? ownersSearchPage : walkedSearchPage
+    const page = await search(ex, userId, filters, filters.q, window, 'clicks')
+    if (page !== null) return page
+  }
+  const owners = byOwner && filters.q === undefined ? await pageOwners(ex, userId, filters) : null
+  if (owners !== null) {
+    const rows =
+      filters.pinned === false
+        ? await filteredOwnersPage(ex, owners, window, notPinnedBy(userId), 'clicks')
+        : await ownersPage(ex, owners, window, { order: 'clicks' })
+    return rows.map(asPageLink)
+  }
+  assertOrderCursor(window, 'clicks')
+  const ordered = keyset(
+    filteredLinks(ex, userId, filters).select('links.recent_clicks as clicks_sort'),
+    window,
+    { column: 'recent_clicks', table: 'links', direction: 'desc' },
   )
-    .select(clicks.as('clicks_sort'))
-    .orderBy(clicks, 'desc')
-    .orderBy('links.id', 'desc')
-    .limit(window.limit + 1)
-  return (await ordered.execute()).map((row) => ({
-    ...asVisible(row),
-    clicks_sort: row.clicks_sort,
-  }))
+  return (await ordered.execute()).map(asPageLink)
 }
 
 /** Only the links of this collection, when the user sees it. */

@@ -1,17 +1,21 @@
 /**
- * A page of the links a person sees, newest first, read owner by owner: each owner's newest links
- * from its (owner, created_at, id) index, so that a page costs the same with 40 links or 40,000
- * (docs/decisions/0036-links-list-at-scale.md). The Links screen's pages without a search, and the
- * walk of a search through the newest links (search-walk.repo.ts), read through it.
+ * A page of the links a person sees, newest first or most clicked first, read owner by owner: each
+ * owner's first links in the page's order from its (owner, created_at, id) or (owner,
+ * recent_clicks, id) index, so that a page costs the same with 40 links or 40,000
+ * (docs/decisions/0036-links-list-at-scale.md, 0085-recent-clicks-kept-on-the-link.md). The Links
+ * screen's pages without a search, and the walk of a search through them (search-walk.repo.ts),
+ * read through it.
  */
 import { sql, type RawBuilder } from 'kysely'
 import { isPostgres } from '../../db/engine.js'
 import type { Executor } from '../../db/schema.js'
 import { assertIssuedCursor, keyset, type PageWindow } from '../../db/keyset.js'
+import { invalidField } from '../../errors.js'
+import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import type { LinkFilters } from './link-filters.js'
 import { teamLinkIds } from './visibility.js'
-import { linksAsSeenBy, type VisibleRow } from './visible.repo.js'
+import { asVisible, linksAsSeenBy, type VisibleLink, type VisibleRow } from './visible.repo.js'
 
 /** Above this many organizations a page reads the owners' indexes together (visibleToIndexed). */
 const MAX_PAGE_BRANCHES = 50
@@ -64,32 +68,56 @@ export async function pageOwners(
   return { userId, personal, organizationIds, teams }
 }
 
+/** A page's order: newest first (created_at, id), or most clicked first (recent_clicks, id). */
+export type OwnersOrder = 'newest' | 'clicks'
+
+const ORDER_COLUMN = { newest: 'created_at', clicks: 'recent_clicks' } as const
+
 /**
- * Newest first over the links' (created_at, id), as newestFirst, for a statement compiled once
+ * The page's order over the links' (column, id), as newestFirst, for a statement compiled once
  * with placeholders for the cursor: the caller checked the request's cursor itself.
  */
-function byCreation<Q extends Parameters<typeof keyset>[0]>(query: Q, window: PageWindow): Q {
-  return keyset(query, window, { column: 'created_at', table: 'links', direction: 'desc' }) as Q
+function inOrder<Q extends Parameters<typeof keyset>[0]>(
+  query: Q,
+  window: PageWindow,
+  order: OwnersOrder,
+): Q {
+  return keyset(query, window, {
+    column: ORDER_COLUMN[order],
+    table: 'links',
+    direction: 'desc',
+  }) as Q
+}
+
+/** A cursor of the page's order carries a value this service issued: a 400 otherwise. */
+export function assertOrderCursor(window: PageWindow, order: OwnersOrder): void {
+  if (order === 'newest') return assertIssuedCursor(window)
+  const count = window.after?.[0]
+  if (count !== undefined && !/^\d{1,15}$/.test(count))
+    throw invalidField('cursor', CURSOR_NOT_ISSUED)
 }
 
 /**
- * The ids of the page's links: each owner's newest `limit + 1` after the cursor, read in order
- * from its (owner, created_at, id) index — so a page costs the same with 40 links or 40,000
- * (docs/decisions/0036-links-list-at-scale.md) — and of those, the newest `limit + 1`, chosen by
- * the index's own columns, so that only the page's links are read, whatever the number of owners.
+ * The ids of the page's links: each owner's first `limit + 1` in the page's order after the
+ * cursor, read in order from its (owner, created_at, id) or (owner, recent_clicks, id) index — so
+ * a page costs the same with 40 links or 40,000 (docs/decisions/0036-links-list-at-scale.md) — and
+ * of those, the first `limit + 1`, chosen by the index's own columns, so that only the page's
+ * links are read, whatever the number of owners.
  * An organization's branch checks the membership again, in the same statement: one left a moment
  * ago does not show. For someone in a team, the links shared with their teams are one more branch:
  * it reads each of those links, so it grows with what the teams share, not with all the links.
  * With a `filter`, each branch keeps only the links that pass it.
  */
-function newestOfOwners(
+function firstOfOwners(
   ex: Executor,
   owners: PageOwners,
   window: PageWindow,
+  order: OwnersOrder,
   filter?: RawBuilder<boolean>,
 ) {
   const branches = []
-  const columns = ['links.id', 'links.created_at'] as const
+  const key = ORDER_COLUMN[order]
+  const columns = ['links.id', `links.${key}`] as const
   const links = () => {
     const all = ex.selectFrom('links').select(columns)
     return filter === undefined ? all : all.where(filter)
@@ -118,8 +146,8 @@ function newestOfOwners(
     branches.push(ex.selectFrom('links').select(columns).where(sql.lit(false)))
   const limited = branches.map((branch, i) =>
     ex
-      .selectFrom(byCreation(branch, window).as(`b${i}`))
-      .select([`b${i}.id as id`, `b${i}.created_at as created_at`]),
+      .selectFrom(inOrder(branch, window, order).as(`b${i}`))
+      .select([`b${i}.id as id`, sql.ref(`b${i}.${key}`).as('sort_key')]),
   )
   // A link shared with a team may also be the person's or their organization's: union, not union
   // all, so that the page's limit + 1 are distinct links.
@@ -130,10 +158,10 @@ function newestOfOwners(
       limited[0]!,
     )
   return ex
-    .selectFrom(candidates.as('owners_newest'))
-    .select('owners_newest.id')
-    .orderBy('owners_newest.created_at', 'desc')
-    .orderBy('owners_newest.id', 'desc')
+    .selectFrom(candidates.as('owners_first'))
+    .select('owners_first.id')
+    .orderBy('owners_first.sort_key', 'desc')
+    .orderBy('owners_first.id', 'desc')
     .limit(sql.lit(window.limit + 1))
 }
 
@@ -147,7 +175,7 @@ function newestOfOwners(
 function amongIds(
   ex: Executor,
   query: ReturnType<typeof linksAsSeenBy>,
-  ids: ReturnType<typeof newestOfOwners>,
+  ids: ReturnType<typeof firstOfOwners>,
 ): ReturnType<typeof linksAsSeenBy> {
   return isPostgres(ex)
     ? query.where('links.id', '=', sql<string>`any(array(${ids}))`)
@@ -166,8 +194,11 @@ const ownersPages = new Map<
   (ex: Executor, values: Record<string, unknown>) => Promise<OwnersPageRow[]>
 >()
 
-/** A row of the owners' page; with a test (`OwnersPageTest`), whether the link passes it (1). */
-export type OwnersPageRow = VisibleRow & { passes?: number }
+/**
+ * A row of the owners' page; with a test (`OwnersPageTest`), whether the link passes it (1); in the
+ * order `clicks`, its count.
+ */
+export type OwnersPageRow = VisibleRow & { passes?: number; clicks_sort?: number }
 
 /**
  * A condition on `links` answered for each row of the page as `passes`, instead of filtering: a
@@ -180,18 +211,50 @@ export interface OwnersPageTest {
   values: Record<string, unknown>
 }
 
+/** A link of an owners' page, with its count in the order `clicks` (the cursor's key). */
+export function asPageLink(row: OwnersPageRow): VisibleLink {
+  return row.clicks_sort === undefined
+    ? asVisible(row)
+    : Object.assign(asVisible(row), { clicks_sort: row.clicks_sort })
+}
+
+/** How an owners' page is read: in which order, and with a test of each of its links. */
+export interface OwnersPageOptions {
+  order?: OwnersOrder
+  test?: OwnersPageTest
+}
+
 /**
- * The page of the owners' newest links (newestOfOwners), compiled once per shape — whether the
- * person's own links are on it, how many organizations, a cursor or not, the page's size, the test
- * — and run with each request's values: building and compiling it cost more than running it.
+ * The links of the owners' page, in its order, as a person sees them; with the order `clicks`,
+ * each with its count as `clicks_sort` (the cursor's key).
+ */
+function seenInOrder(
+  ex: Executor,
+  owners: PageOwners,
+  window: PageWindow,
+  order: OwnersOrder,
+  filter?: RawBuilder<boolean>,
+) {
+  const seen = linksAsSeenBy(ex, owners.userId)
+  return amongIds(
+    ex,
+    order === 'clicks' ? seen.select('links.recent_clicks as clicks_sort') : seen,
+    firstOfOwners(ex, owners, window, order, filter),
+  )
+}
+
+/**
+ * The owners' page (firstOfOwners), compiled once per shape — whether the person's own links are
+ * on it, how many organizations, a cursor or not, the page's size and order, the test — and run
+ * with each request's values: building and compiling it cost more than running it.
  */
 export function ownersPage(
   ex: Executor,
   owners: PageOwners,
   window: PageWindow,
-  test?: OwnersPageTest,
+  { order = 'newest', test }: OwnersPageOptions = {},
 ): Promise<OwnersPageRow[]> {
-  assertIssuedCursor(window)
+  assertOrderCursor(window, order)
   const organizations = owners.organizationIds.length
   const withCursor = window.after !== null
   const key = [
@@ -200,6 +263,7 @@ export function ownersPage(
     owners.teams,
     withCursor,
     window.limit,
+    order,
     test?.shape ?? '',
   ].join(':')
   let page = ownersPages.get(key)
@@ -208,13 +272,13 @@ export function ownersPage(
     const names = [
       'userId',
       ...orgNames,
-      ...(withCursor ? ['afterTime', 'afterId'] : []),
+      ...(withCursor ? ['afterKey', 'afterId'] : []),
       ...(test?.names ?? []),
     ]
     page = compiledOnce(names, (shapeEx, p) => {
       const shapeWindow: PageWindow = {
         limit: window.limit,
-        after: withCursor ? [p.afterTime!, p.afterId!] : null,
+        after: withCursor ? [p.afterKey!, p.afterId!] : null,
       }
       const shapeOwners = {
         userId: p.userId!,
@@ -222,13 +286,9 @@ export function ownersPage(
         organizationIds: orgNames.map((name) => p[name]!),
         teams: owners.teams,
       }
-      const query = amongIds(
-        shapeEx,
-        linksAsSeenBy(shapeEx, p.userId!),
-        newestOfOwners(shapeEx, shapeOwners, shapeWindow),
-      )
+      const query = seenInOrder(shapeEx, shapeOwners, shapeWindow, order)
       const tested = test === undefined ? query : query.select(test.build(shapeEx, p).as('passes'))
-      return byCreation(tested, shapeWindow)
+      return inOrder(tested, shapeWindow, order)
     })
     if (ownersPages.size >= OWNERS_PAGE_SHAPES)
       ownersPages.delete(ownersPages.keys().next().value as string)
@@ -236,29 +296,25 @@ export function ownersPage(
   }
   const values: Record<string, unknown> = { userId: owners.userId, ...test?.values }
   owners.organizationIds.forEach((id, i) => (values[`org${i}`] = id))
-  if (window.after !== null) [values.afterTime, values.afterId] = window.after
+  if (window.after !== null) [values.afterKey, values.afterId] = window.after
   return page(ex, values)
 }
 
 /**
- * The page of the owners' newest links that pass `filter`, each owner's branch filtered: built for
- * each request, so that PostgreSQL plans it for the filter's values — for each owner, reading its
- * newest links in its index's order until enough pass, or the links that pass from another index
- * and then ordering them, whichever it expects to cost less.
+ * The owners' page of the links that pass `filter`, each owner's branch filtered: built for each
+ * request, so that PostgreSQL plans it for the filter's values — for each owner, reading its links
+ * in its index's order until enough pass, or the links that pass from another index and then
+ * ordering them, whichever it expects to cost less.
  */
 export function filteredOwnersPage(
   ex: Executor,
   owners: PageOwners,
   window: PageWindow,
   filter: RawBuilder<boolean>,
-): Promise<VisibleRow[]> {
-  assertIssuedCursor(window)
-  const query = amongIds(
-    ex,
-    linksAsSeenBy(ex, owners.userId),
-    newestOfOwners(ex, owners, window, filter),
-  )
-  return byCreation(query, window).execute()
+  order: OwnersOrder = 'newest',
+): Promise<OwnersPageRow[]> {
+  assertOrderCursor(window, order)
+  return inOrder(seenInOrder(ex, owners, window, order, filter), window, order).execute()
 }
 
 /**
@@ -273,7 +329,7 @@ export async function countOwnersLinks(
   most: number,
   filter?: RawBuilder<boolean>,
 ): Promise<number> {
-  const newest = newestOfOwners(ex, owners, { limit: most, after: null }, filter)
+  const newest = firstOfOwners(ex, owners, { limit: most, after: null }, 'newest', filter)
   const row = await ex
     .selectFrom(newest.as('counted'))
     .select(sql<number | string>`count(*)`.as('total'))

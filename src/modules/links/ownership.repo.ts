@@ -4,6 +4,7 @@ import { visibleTo } from './visibility.js'
 import type { DeletedLinksTable, Executor, Timestamp } from '../../db/schema.js'
 import { newestFirst, type PageWindow } from '../../db/keyset.js'
 import { can, ROLES, type Role } from '../organizations/roles.js'
+import { recountRecentClicks } from './recent-clicks.repo.js'
 
 export type DeletedLinkRecord = Selectable<DeletedLinksTable>
 
@@ -174,6 +175,7 @@ export async function insertLinkTagsAndClicks(
       .values(clicks.slice(i, i + 200).map((row) => ({ link_id: linkId, ...row })))
       .execute()
   }
+  if (clicks.length > 0) await recountRecentClicks(ex, linkId)
 }
 
 /**

@@ -14,9 +14,15 @@ import { sql } from 'kysely'
 import type { PageWindow } from '../../db/keyset.js'
 import type { Executor } from '../../db/schema.js'
 import type { LinkFilters } from './link-filters.js'
-import { countOwnersLinks, filteredOwnersPage, pageOwners } from './owners-page.repo.js'
+import {
+  asPageLink,
+  countOwnersLinks,
+  filteredOwnersPage,
+  pageOwners,
+  type OwnersOrder,
+} from './owners-page.repo.js'
 import { COMMON_MATCHES, notPinnedBy, postgresContains, TRIGRAM } from './search-terms.repo.js'
-import { asVisible, type VisibleLink } from './visible.repo.js'
+import type { VisibleLink } from './visible.repo.js'
 
 /** A term in at least this share of the links (by the statistics' sample) may be common. */
 const COMMON_SHARE = 0.05
@@ -123,6 +129,7 @@ export async function ownersSearchPage(
   filters: LinkFilters,
   q: string,
   window: PageWindow,
+  order: OwnersOrder = 'newest',
 ): Promise<VisibleLink[] | null> {
   if (!(await readsOwnerByOwner(ex, q))) return null
   const owners = await pageOwners(ex, userId, filters)
@@ -130,7 +137,7 @@ export async function ownersSearchPage(
   const contains = postgresContains(q)
   const filter =
     filters.pinned === false ? sql<boolean>`(${contains} and ${notPinnedBy(userId)})` : contains
-  return (await filteredOwnersPage(ex, owners, window, filter)).map(asVisible)
+  return (await filteredOwnersPage(ex, owners, window, filter, order)).map(asPageLink)
 }
 
 /**

@@ -7,7 +7,8 @@
  * Walked newest first, the page is full after about 51 links. A term of one or two characters,
  * below the trigram index, is walked too: otherwise every visible link is tested.
  *
- * The walk is exact: the newest links after the cursor, in the page's order, each tested; a page
+ * The walk is exact: the newest links — or the most clicked — after the cursor, in the page's
+ * order, each tested; a page
  * full of links that pass is the page a full read gives, and so is a walk that reached the last
  * visible link. Where the links it tests pass too rarely to fill the page within MOST_WALKED, it
  * gives up, and the caller reads the page the other way
@@ -19,9 +20,15 @@ import { compiledOnce } from '../../db/precompiled.js'
 import type { Executor } from '../../db/schema.js'
 import { containing, ftsPhrase } from '../../db/text-search.js'
 import type { LinkFilters } from './link-filters.js'
-import { ownersPage, pageOwners, type OwnersPageTest } from './owners-page.repo.js'
+import {
+  asPageLink,
+  ownersPage,
+  pageOwners,
+  type OwnersOrder,
+  type OwnersPageTest,
+} from './owners-page.repo.js'
 import { COMMON_MATCHES, notPinnedBy, searchTest, TRIGRAM } from './search-terms.repo.js'
-import { asVisible, type VisibleLink } from './visible.repo.js'
+import type { VisibleLink } from './visible.repo.js'
 
 /** The walk's first round tests this many of the newest links; later ones a power of two more. */
 const FIRST_ROUND = 128
@@ -63,6 +70,7 @@ export async function walkedSearchPage(
   filters: LinkFilters,
   q: string,
   window: PageWindow,
+  order: OwnersOrder = 'newest',
 ): Promise<VisibleLink[] | null> {
   const short = [...q].length < TRIGRAM
   if (!short && !(await isCommonTerm(ex, q))) return null
@@ -82,17 +90,17 @@ export async function walkedSearchPage(
   let after = window.after
   let walked = 0
   for (let size = FIRST_ROUND; size > 0;) {
-    const rows = await ownersPage(ex, owners, { limit: size - 1, after }, test)
+    const rows = await ownersPage(ex, owners, { limit: size - 1, after }, { test, order })
     for (const row of rows) {
       if (!row.passes) continue
-      found.push(asVisible(row))
+      found.push(asPageLink(row))
       if (found.length > window.limit) return found
     }
     // Every visible link after the cursor was tested.
     if (rows.length < size) return found
     walked += rows.length
     const last = rows.at(-1)!
-    after = [last.created_at, last.id]
+    after = [order === 'clicks' ? String(last.clicks_sort) : last.created_at, last.id]
     size = nextRound(walked, found.length, window.limit + 1 - found.length)
   }
   return null

@@ -49,6 +49,7 @@ import {
   type UpdateLinkBody,
 } from './schemas.js'
 import { normalizeLinkUrl } from './url.js'
+import { firstDayOfLast, keepRecentClicksCurrent, RECENT_CLICK_DAYS } from './recent-clicks.js'
 import { deletePin, insertPin, syncSlugKeys } from './shares.repo.js'
 import { findViewExtras, type ViewExtras } from './view-extras.repo.js'
 import { setLinkTeams } from './shares.service.js'
@@ -70,12 +71,12 @@ function slugTaken(error: unknown): unknown {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
-const CLICK_VIEW_DAYS = 30
+const CLICK_VIEW_DAYS = RECENT_CLICK_DAYS
 const CLICK_SERIES_DAYS = 90
 
 /** The first UTC day of the last `days` days, today included. */
 function firstDayOf(deps: Deps, days: number): string {
-  return new Date(deps.clock.now().getTime() - (days - 1) * DAY_MS).toISOString().slice(0, 10)
+  return firstDayOfLast(days, deps.clock.now())
 }
 
 function toView(link: VisibleLink, userId: string, extras: ViewExtras): LinkView {
@@ -229,10 +230,11 @@ export async function listLinks(
 ): Promise<Page<LinkView>> {
   const window = pageWindow(query)
   const byClicks = query.sort === 'clicks_30d'
-  const filters = {
+  const filters: LinkFilters = {
     ...linkFilters(query, caller),
-    ...(byClicks && { clicksSince: firstDayOf(deps, CLICK_VIEW_DAYS) }),
+    ...(byClicks && { mostClicked: true }),
   }
+  if (byClicks) await keepRecentClicksCurrent(deps.db, deps.clock.now())
   const rows = await listVisibleLinks(deps.db, caller.user.id, filters, window)
   const ids = rows.slice(0, window.limit).map((row) => row.id)
   const extras = await findViewExtras(

@@ -8,10 +8,13 @@ import type { Executor, LinksTable } from '../../db/schema.js'
 import type { Role } from '../organizations/roles.js'
 import { visibleToIndexed } from './visibility.js'
 
-/** A link row as the API reads it (`slug_key` is for matching only; booleans are booleans). */
+/**
+ * A link row as the API reads it (`slug_key` is for matching only, `recent_clicks` for the
+ * most-clicked order; booleans are booleans).
+ */
 export type LinkRecord = Omit<
   Selectable<LinksTable>,
-  'slug_key' | 'url_key' | 'forwarding_enabled'
+  'slug_key' | 'url_key' | 'forwarding_enabled' | 'recent_clicks'
 > & {
   forwarding_enabled: boolean
 }
