@@ -97,12 +97,11 @@ async function page(query: Record<string, string>) {
  * clicks per day, then newest id: the reference the pages are compared with.
  */
 async function visibleByClicks(): Promise<{ id: string; title: string; clicks: number }[]> {
+  const visible = sql`links.user_id = ${user.user.id} or links.organization_id = ${organizationId}`
   const rows = await sql<{ id: string; title: string; clicks: number | string }>`
     select links.id, links.title, coalesce((select sum(clicks) from link_clicks
       where link_clicks.link_id = links.id and link_clicks.day >= ${dayAgo(29)}), 0) as clicks
-    from links where links.user_id = ${user.user.id} or links.organization_id = ${organizationId}`.execute(
-    t.deps.db,
-  )
+    from links where ${visible}`.execute(t.deps.db)
   return rows.rows
     .map((row) => ({ id: row.id, title: row.title, clicks: Number(row.clicks) }))
     .sort((a, b) => b.clicks - a.clicks || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))

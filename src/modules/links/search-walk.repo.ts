@@ -8,10 +8,9 @@
  * below the trigram index, is walked too: otherwise every visible link is tested.
  *
  * The walk is exact: the newest links — or the most clicked — after the cursor, in the page's
- * order, each tested; a page
- * full of links that pass is the page a full read gives, and so is a walk that reached the last
- * visible link. Where the links it tests pass too rarely to fill the page within MOST_WALKED, it
- * gives up, and the caller reads the page the other way
+ * order, each tested; a page full of links that pass is the page a full read gives, and so is a
+ * walk that reached the last visible link. Where the links it tests pass too rarely to fill the
+ * page within MOST_WALKED, it gives up, and the caller reads the page the other way
  * (docs/decisions/0077-search-walks-the-newest-links-for-common-terms.md).
  */
 import { sql } from 'kysely'
