@@ -289,6 +289,33 @@ export async function insertLinksInBulk(t: TestContext, bulk: BulkLinks): Promis
 }
 
 /**
+ * A company's 100,000 links in bulk, as the Links list's plan tests read them: the person's 20,000
+ * (`mine-<n>`), their organization's 20,000 (`team-<n>`) and three strangers' 20,000 each (users
+ * `stranger-s1` to `stranger-s3`, created here), the word in 1 title of 400.
+ */
+export async function insertCompanyLinks(
+  t: TestContext,
+  owners: { userId: string; organizationId: string },
+  wordText: string,
+): Promise<void> {
+  const now = new Date().toISOString()
+  const strangers = ['s1', 's2', 's3'].map((id) => bareUserRow(`stranger-${id}`, now))
+  await t.deps.db.insertInto('users').values(strangers).execute()
+  const word = { every: 400, text: wordText }
+  const bulks: BulkLinks[] = [
+    { prefix: 'mine', count: 20_000, owner: { userId: owners.userId }, word },
+    { prefix: 'team', count: 20_000, owner: { organizationId: owners.organizationId }, word },
+    ...strangers.map((stranger) => ({
+      prefix: stranger.id,
+      count: 20_000,
+      owner: { userId: stranger.id },
+      word,
+    })),
+  ]
+  for (const bulk of bulks) await insertLinksInBulk(t, bulk)
+}
+
+/**
  * PostgreSQL's statistics of the tables a links page reads refreshed, as on a database that grew
  * over time — those of this file's schema only: a bare `analyze` reads every schema on the server.
  */

@@ -13,12 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { sql } from 'kysely'
 import { encodeCursor } from '../../lib/pagination.js'
 import { useTestApp } from '../../../test/helpers/app.js'
-import {
-  bareUserRow,
-  bearer,
-  type SignedIn,
-  type TestUser,
-} from '../../../test/helpers/factories.js'
+import { bearer, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import {
   createLink,
   createTag,
@@ -30,7 +25,7 @@ import {
 import { createOrganizationMember } from '../../../test/helpers/organizations.js'
 import {
   analyzeIfPostgres,
-  insertLinksInBulk,
+  insertCompanyLinks,
   postgresGenericPlanOf,
   postgresPlanOf,
   sqlitePlanOf,
@@ -52,29 +47,7 @@ let extrasStatement: Statement | undefined
 
 beforeAll(async () => {
   ;({ member: user, organizationId } = await createOrganizationMember(t))
-  const now = new Date().toISOString()
-  const strangers = ['s1', 's2', 's3'].map((id) => bareUserRow(`stranger-${id}`, now))
-  await t.deps.db.insertInto('users').values(strangers).execute()
-  const word = { every: 400, text: WORD }
-  await insertLinksInBulk(t, {
-    prefix: 'mine',
-    count: 20_000,
-    owner: { userId: user.user.id },
-    word,
-  })
-  await insertLinksInBulk(t, {
-    prefix: 'team',
-    count: 20_000,
-    owner: { organizationId },
-    word,
-  })
-  for (const stranger of strangers)
-    await insertLinksInBulk(t, {
-      prefix: stranger.id,
-      count: 20_000,
-      owner: { userId: stranger.id },
-      word,
-    })
+  await insertCompanyLinks(t, { userId: user.user.id, organizationId }, WORD)
   // A person who tags keeps many tags, each on many links (here each of their 20,000 links has one
   // of 200): the page's extras must read the page's tags, not each of the person's.
   for (let n = 0; n < PERSONS_TAGS; n++)

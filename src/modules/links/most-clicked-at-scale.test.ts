@@ -11,16 +11,11 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { sql } from 'kysely'
 import { encodeCursor } from '../../lib/pagination.js'
 import { useTestApp } from '../../../test/helpers/app.js'
-import {
-  bareUserRow,
-  bearer,
-  type SignedIn,
-  type TestUser,
-} from '../../../test/helpers/factories.js'
+import { bearer, type SignedIn, type TestUser } from '../../../test/helpers/factories.js'
 import { createOrganizationMember } from '../../../test/helpers/organizations.js'
 import {
   analyzeIfPostgres,
-  insertLinksInBulk,
+  insertCompanyLinks,
   postgresGenericPlanOf,
   postgresPlanOf,
   sqlitePlanOf,
@@ -39,24 +34,7 @@ const dayAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOStrin
 
 beforeAll(async () => {
   ;({ member: user, organizationId } = await createOrganizationMember(t))
-  const now = new Date().toISOString()
-  const strangers = ['s1', 's2', 's3'].map((id) => bareUserRow(`stranger-${id}`, now))
-  await t.deps.db.insertInto('users').values(strangers).execute()
-  const word = { every: 400, text: 'Quokka' }
-  await insertLinksInBulk(t, {
-    prefix: 'mine',
-    count: 20_000,
-    owner: { userId: user.user.id },
-    word,
-  })
-  await insertLinksInBulk(t, { prefix: 'team', count: 20_000, owner: { organizationId }, word })
-  for (const stranger of strangers)
-    await insertLinksInBulk(t, {
-      prefix: stranger.id,
-      count: 20_000,
-      owner: { userId: stranger.id },
-      word,
-    })
+  await insertCompanyLinks(t, { userId: user.user.id, organizationId }, 'Quokka')
   // Every fifth visible link clicked on a few of the last 30 days, some also 31–60 days ago (not
   // counted); strangers' links clicked more, and never seen.
   const rows: DayClicks[] = []
