@@ -89,11 +89,17 @@ function inOrder<Q extends Parameters<typeof keyset>[0]>(
   }) as Q
 }
 
-/** A cursor of the page's order carries a value this service issued: a 400 otherwise. */
+/** The largest count a cursor may carry: `recent_clicks` is a 32-bit integer on PostgreSQL. */
+const MAX_COUNT = 2 ** 31 - 1
+
+/**
+ * A cursor of the page's order carries a value this service issued: a 400 otherwise, never a
+ * value the database refuses.
+ */
 export function assertOrderCursor(window: PageWindow, order: OwnersOrder): void {
   if (order === 'newest') return assertIssuedCursor(window)
   const count = window.after?.[0]
-  if (count !== undefined && !/^\d{1,15}$/.test(count))
+  if (count !== undefined && !(/^\d{1,10}$/.test(count) && Number(count) <= MAX_COUNT))
     throw invalidField('cursor', CURSOR_NOT_ISSUED)
 }
 
