@@ -357,11 +357,7 @@ async function mostClicked(
   filters: LinkFilters,
   window: PageWindow,
 ): Promise<VisibleLink[]> {
-  const byOwner =
-    filters.tagId === undefined &&
-    filters.scope === undefined &&
-    filters.collectionId === undefined &&
-    filters.pinned !== true
+  const byOwner = !narrowedBeforeTheTerm(filters)
   if (byOwner && filters.q !== undefined) {
     const search = isPostgres(ex) ? ownersSearchPage : walkedSearchPage
     const page = await search(ex, userId, filters, filters.q, window, 'clicks')
