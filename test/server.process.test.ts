@@ -106,26 +106,52 @@ describe('graceful shutdown', () => {
       PASSWORD_HASH_ITERATIONS: '1',
     })
     running.push(server)
-    const { port } = new URL(server.baseUrl)
+    const port = Number(new URL(server.baseUrl).port)
     const body = JSON.stringify({ email: 'late@example.com', password: 'an unknown passphrase' })
 
-    // Send the headers and half the body, signal, then the rest: the request is in flight.
-    const socket = net.connect(Number(port), '127.0.0.1')
-    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
+    // The request is in flight once the server has answered its `Expect: 100-continue`: Node
+    // sends "100 Continue" when it hands the request to Fastify. Each step waits for what it needs
+    // to have happened, not for a fixed time, so a loaded machine only makes it slower.
+    const socket = net.connect(port, '127.0.0.1')
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
     let response = ''
     socket.on('data', (chunk) => (response += chunk.toString()))
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()))
     socket.write(
-      `POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+      `POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
     )
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    server.child.kill('SIGTERM')
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    await expect(fetch(`${server.baseUrl}/api/health`)).rejects.toThrow()
-    socket.write(body.slice(10))
-    await new Promise<void>((resolve) => socket.once('close', () => resolve()))
+    await until(() => response.includes('\r\n\r\n'))
+    expect(response).toMatch(/^HTTP\/1\.1 100 /)
 
-    expect(response).toMatch(/^HTTP\/1\.1 401 /)
+    server.child.kill('SIGTERM')
+    await until(() => server.output().includes('shutting down'))
+    await until(() => refusesConnections(port))
+    socket.write(body)
+    await closed
+
+    expect(response).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 401 /)
     expect(await server.exited).toBe(0)
-    expect(server.output()).toContain('shutting down')
   })
 })
+
+/** Waits until `condition` holds, checking every 20 ms; fails after 20 s. */
+async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`still waiting for ${condition.toString()}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Whether a new connection to the port is refused (a connection made is closed at once). */
+function refusesConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = net.connect(port, '127.0.0.1')
+    probe.once('connect', () => {
+      probe.destroy()
+      resolve(false)
+    })
+    probe.once('error', () => resolve(true))
+  })
+}
