@@ -326,6 +326,14 @@ function operations(ctx) {
       request: () => ({ url: `/api/links?${query}&limit=50`, token: ctx.person }),
       check: expectItems(items),
     })),
+    {
+      // The tags the console's Links page loads (it asks for 200), each with its count of links:
+      // a page of 20 — all of the small instance's, each on 2 links; on the large one each of the
+      // measured person's tags is on 100.
+      name: 'GET /api/tags?limit=20',
+      request: () => ({ url: '/api/tags?limit=20', token: ctx.person }),
+      check: expectItems(20),
+    },
     ...['', '?q=handbook'].map((query) => ({
       name: `GET /api/links/count${query}`,
       request: () => ({ url: `/api/links/count${query}`, token: ctx.person }),

@@ -371,6 +371,16 @@ export interface LinkTagsTable {
   tag_id: string
 }
 
+/**
+ * How many links carry a tag, by the links' owner (`owner_id`: their organization, else their
+ * person); triggers keep it on every write of `link_tags` and of a link's owner (migration 0122).
+ */
+export interface TagLinkCountsTable {
+  tag_id: string
+  owner_id: string
+  link_count: number
+}
+
 /** A link shared with a team: its members see it, read-only. */
 export interface LinkTeamsTable {
   link_id: string
@@ -589,6 +599,7 @@ export interface Database {
   tags: TagsTable
   links: LinksTable
   link_tags: LinkTagsTable
+  tag_link_counts: TagLinkCountsTable
   go_preferences: GoPreferencesTable
   link_teams: LinkTeamsTable
   link_pins: LinkPinsTable

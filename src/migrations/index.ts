@@ -54,6 +54,7 @@ import * as m0118 from './0118_user_search_stored_lower.js'
 import * as m0119 from './0119_scim_request_ring.js'
 import * as m0120 from './0120_link_search_stored_lower.js'
 import * as m0121 from './0121_link_recent_clicks.js'
+import * as m0122 from './0122_tag_link_counts.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -112,4 +113,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0119_scim_request_ring': m0119,
   '0120_link_search_stored_lower': m0120,
   '0121_link_recent_clicks': m0121,
+  '0122_tag_link_counts': m0122,
 }

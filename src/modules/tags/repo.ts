@@ -1,16 +1,14 @@
 /** SQL for tags. Every statement is scoped to the owning user: another user's tag is not found. */
-import { sql, type Insertable, type Selectable } from 'kysely'
+import { sql, type Insertable, type RawBuilder, type Selectable } from 'kysely'
 import type { Executor, TagsTable, Timestamp } from '../../db/schema.js'
 import { keyset, type PageWindow } from '../../db/keyset.js'
 import { anyContains } from '../../db/text-search.js'
-import { visibleTo } from '../links/visibility.js'
+import { isPostgres } from '../../db/engine.js'
+import { organizationIdsOf, teamLinkIds } from '../links/visibility.js'
 
 export type TagRecord = Omit<Selectable<TagsTable>, 'user_id' | 'name_key'> & { link_count: number }
 
-/**
- * The user's own tags, without their counts. `tagged` (an index probe) tells whether any link
- * carries the tag at all: a list of tags on no link needs no second statement.
- */
+/** The user's own tags, without their counts. */
 function ownTags(ex: Executor, userId: string) {
   return ex
     .selectFrom('tags')
@@ -21,26 +19,24 @@ function ownTags(ex: Executor, userId: string) {
       'tags.color',
       'tags.created_at',
       'tags.updated_at',
-      // SQLite answers 0 or 1, PostgreSQL a boolean.
-      sql<
-        boolean | number
-      >`exists (select 1 from link_tags where link_tags.tag_id = ${sql.ref('tags.id')})`.as(
-        'tagged',
-      ),
     ])
     .where('tags.user_id', '=', userId)
 }
 
-type TagRow = Omit<TagRecord, 'link_count'> & { name_key: string; tagged: boolean | number }
+type TagRow = Omit<TagRecord, 'link_count'> & { name_key: string }
 
 /**
- * How many links carry each of these tags, as one grouped count over those tags' links: computed
- * once per list, not by a subquery per tag, which PostgreSQL planned badly under a token's
- * organization boundary (it read every link within the boundary once per tag).
- * Only links the owner can still see count: a tag stays on a shared link after its owner leaves
- * the organization, and comes back into view if they rejoin. `reachable` is an API token's
- * organization boundary: when given, links of other organizations do not count, so a
- * token does not learn how many links it may not read.
+ * How many links carry each of these tags that their owner can see — theirs, their organizations',
+ * and those shared with their teams — within `reachable`, an API token's organization boundary when
+ * given (links of other organizations do not count, so a token does not learn how many links it
+ * may not read). A tag stays on a shared link after its owner loses sight of it, and counts again
+ * if they regain it.
+ *
+ * Their own links and their organizations' are counted from `tag_link_counts` (a few rows per tag,
+ * kept by triggers: migration 0122), whatever the number of links; the links shared with their
+ * teams, which no stored count can follow, are read from those links and their tags, so that part
+ * grows with what the teams share, not with the tagged links
+ * (docs/decisions/0086-tag-link-counts-kept-by-owner.md).
  */
 async function countLinks(
   ex: Executor,
@@ -49,23 +45,53 @@ async function countLinks(
   reachable?: ReadonlySet<string>,
 ): Promise<Map<string, number>> {
   if (tagIds.length === 0) return new Map()
-  const boundary =
-    reachable === undefined
-      ? sql<boolean>`true`
-      : reachable.size === 0
-        ? sql<boolean>`links.organization_id is null`
-        : sql<boolean>`(links.organization_id is null or links.organization_id in (${sql.join([...reachable])}))`
-  const rows = await ex
-    .selectFrom('link_tags')
-    .innerJoin('links', 'links.id', 'link_tags.link_id')
-    .select(['link_tags.tag_id', sql<number | string>`count(*)`.as('link_count')])
-    .where('link_tags.tag_id', 'in', tagIds)
-    .where(visibleTo(userId))
-    .where(boundary)
-    .groupBy('link_tags.tag_id')
-    .execute()
-  // PostgreSQL answers count(*) as bigint text; both engines give a number here.
-  return new Map(rows.map((row) => [row.tag_id, Number(row.link_count)]))
+  const { rows } = await sql<{ tag_id: string; n: number | string }>`
+    ${storedCounts(userId, tagIds, reachable)}
+    union all
+    ${sharedTaggings(ex, userId, reachable)}`.execute(ex)
+  const wanted = new Set(tagIds)
+  const counts = new Map<string, number>()
+  // PostgreSQL answers bigint as text; both engines give a number here.
+  for (const row of rows)
+    if (wanted.has(row.tag_id))
+      counts.set(row.tag_id, (counts.get(row.tag_id) ?? 0) + Number(row.n))
+  return counts
+}
+
+/** Only the organizations `reachable` holds, when given: `column` in them. */
+function withinBoundary(column: string, reachable?: ReadonlySet<string>): RawBuilder<boolean> {
+  if (reachable === undefined) return sql<boolean>`true`
+  if (reachable.size === 0) return sql<boolean>`false`
+  return sql<boolean>`${sql.ref(column)} in (${sql.join([...reachable])})`
+}
+
+/** The stored counts of the tags on the person's own links and their organizations'. */
+function storedCounts(userId: string, tagIds: readonly string[], reachable?: ReadonlySet<string>) {
+  const owner = 'tag_link_counts.owner_id'
+  return sql`select tag_link_counts.tag_id, tag_link_counts.link_count as n from tag_link_counts
+    where tag_link_counts.tag_id in (${sql.join(tagIds)})
+      and (${sql.ref(owner)} = ${userId} or (${sql.ref(owner)} in (${organizationIdsOf(userId)})
+        and ${withinBoundary(owner, reachable)}))`
+}
+
+/**
+ * One row per tag of the person's on a link shared with their teams that is neither theirs nor
+ * their organizations' (those are stored). SQLite: CROSS JOIN keeps the shared links first, read
+ * by key, as PostgreSQL plans it from the array; the person's tags first would read every link
+ * they tagged.
+ */
+function sharedTaggings(ex: Executor, userId: string, reachable?: ReadonlySet<string>) {
+  const postgres = isPostgres(ex)
+  const shared = postgres
+    ? sql<boolean>`link_tags.link_id = any(array(${teamLinkIds(userId)}))`
+    : sql<boolean>`link_tags.link_id in (${teamLinkIds(userId)})`
+  return sql`select link_tags.tag_id, 1 from link_tags
+    ${postgres ? sql`inner join` : sql`cross join`} tags on tags.id = link_tags.tag_id
+    inner join links on links.id = link_tags.link_id
+    where ${shared} and tags.user_id = ${userId}
+      and ((links.organization_id is null and links.user_id <> ${userId})
+        or (links.organization_id not in (${organizationIdsOf(userId)})
+          and ${withinBoundary('links.organization_id', reachable)}))`
 }
 
 async function withLinkCounts(
@@ -74,8 +100,12 @@ async function withLinkCounts(
   rows: readonly TagRow[],
   reachable?: ReadonlySet<string>,
 ): Promise<Array<TagRecord & { name_key: string }>> {
-  const tagged = rows.filter((row) => Boolean(row.tagged)).map((row) => row.id)
-  const counts = await countLinks(ex, userId, tagged, reachable)
+  const counts = await countLinks(
+    ex,
+    userId,
+    rows.map((row) => row.id),
+    reachable,
+  )
   return rows.map(({ id, name, name_key, color, created_at, updated_at }) => ({
     id,
     name,
