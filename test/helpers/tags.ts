@@ -1,7 +1,9 @@
 /**
  * Tags by the thousand, inserted straight into the database: the other people's tags beside the
  * caller's that the tag reads' index tests need (made through the API they would take minutes).
+ * And the tags' kept link counts beside the tags on links they count.
  */
+import { sql } from 'kysely'
 import type { TestContext } from './app.js'
 import { bareUserRow } from './factories.js'
 
@@ -43,4 +45,21 @@ export async function insertStrangersWithTags(
     await t.deps.db.insertInto('users').values(bareUserRow(userId, now)).execute()
     await insertTags(t, userId, tagsEach, name)
   }
+}
+
+/**
+ * The kept counts (`tag_link_counts`, without the rows at zero) and the tags on links grouped by
+ * the links' owner, each as sorted "<tag> <owner> <count>" lines: equal while the triggers keep
+ * the counts.
+ */
+export async function keptAndGroupedTagCounts(t: TestContext): Promise<[string[], string[]]> {
+  const kept = await sql<{ row: string }>`select tag_id || ' ' || owner_id || ' ' || link_count
+    as row from tag_link_counts where link_count <> 0 order by 1`.execute(t.deps.db)
+  const grouped = await sql<{ row: string }>`select link_tags.tag_id || ' '
+      || coalesce(links.organization_id, links.user_id) || ' ' || count(*) as row
+    from link_tags inner join links on links.id = link_tags.link_id
+    group by link_tags.tag_id, coalesce(links.organization_id, links.user_id) order by 1`.execute(
+    t.deps.db,
+  )
+  return [kept.rows.map((r) => r.row), grouped.rows.map((r) => r.row)]
 }

@@ -12,6 +12,7 @@ import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
 import { createLink, createTag } from '../../../test/helpers/links.js'
 import { createOrganization } from '../../../test/helpers/organizations.js'
+import { keptAndGroupedTagCounts } from '../../../test/helpers/tags.js'
 import { addTeamMember, createTeam } from '../../../test/helpers/teams.js'
 import { visibleTo } from '../links/visibility.js'
 import { down, up } from '../../migrations/0122_tag_link_counts.js'
@@ -61,19 +62,6 @@ async function listed(userId: string, reachable: Boundary): Promise<Record<strin
   )
 }
 
-/** The stored counts, without the rows at zero, and the tags on links grouped by owner. */
-async function storedAndGrouped(): Promise<[string[], string[]]> {
-  const stored = await sql<{ row: string }>`select tag_id || ' ' || owner_id || ' ' || link_count
-    as row from tag_link_counts where link_count <> 0 order by 1`.execute(t.deps.db)
-  const grouped = await sql<{ row: string }>`select link_tags.tag_id || ' '
-      || coalesce(links.organization_id, links.user_id) || ' ' || count(*) as row
-    from link_tags inner join links on links.id = link_tags.link_id
-    group by link_tags.tag_id, coalesce(links.organization_id, links.user_id) order by 1`.execute(
-    t.deps.db,
-  )
-  return [stored.rows.map((r) => r.row), grouped.rows.map((r) => r.row)]
-}
-
 async function expectCountsAsSeen(step: string): Promise<void> {
   const boundaries: Boundary[] = [undefined, new Set(), new Set([org.a]), new Set([org.a, org.c])]
   for (const reachable of boundaries) {
@@ -82,7 +70,7 @@ async function expectCountsAsSeen(step: string): Promise<void> {
       await recounted(alice.user.id, reachable),
     )
   }
-  const [stored, grouped] = await storedAndGrouped()
+  const [stored, grouped] = await keptAndGroupedTagCounts(t)
   expect(stored, step).toEqual(grouped)
 }
 
@@ -178,7 +166,7 @@ describe('tag link counts kept by owner', () => {
 
   it('migration 0122 counts the tags already on links; down removes the counts and triggers', async () => {
     const db = t.deps.db as unknown as Kysely<unknown>
-    const before = await storedAndGrouped()
+    const before = await keptAndGroupedTagCounts(t)
     await down(db, t.database.engine)
     const tables = await t.deps.db.introspection.getTables()
     expect(tables.map((table) => table.name)).not.toContain('tag_link_counts')
@@ -187,7 +175,7 @@ describe('tag link counts kept by owner', () => {
     const extra = await createTag(t, alice.token, 'after')
     await tagOn(link.own, extra.id)
     await up(db, t.database.engine)
-    const [stored, grouped] = await storedAndGrouped()
+    const [stored, grouped] = await keptAndGroupedTagCounts(t)
     expect(stored).toEqual(grouped)
     expect(stored.length).toBeGreaterThan(before[0].length)
     await expectCountsAsSeen('after the migration')
