@@ -1,10 +1,10 @@
 /**
  * The tag list's counts at a company's size (docs/decisions/0086-tag-link-counts-kept-by-owner.md):
- * 100,000 links, the person's 200 tags on 200 of their own links and 200 of their organization's
- * each, strangers' tags on their own links, and a stranger's links shared with the person's team
- * and tagged by them. `GET /api/tags?limit=200` reads the stored counts by their key and the shared
- * links by theirs — never the tagged links by tag, never a table whole — and answers each tag's
- * count of the links the person sees.
+ * 100,000 links, the person's 200 tags on 100 of their own links and 100 of their organization's
+ * each, strangers' tags on their own links, 50,000 counts of other tags, and a stranger's links
+ * shared with the person's team and tagged by them. `GET /api/tags?limit=200` reads the stored
+ * counts by their key and the shared links by theirs — never the tagged links by tag, never a
+ * table whole — and answers each tag's count of the links the person sees.
  */
 import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -17,33 +17,16 @@ import {
   sqlitePlanOf,
   statementsOf,
 } from '../../../test/helpers/query-plans.js'
+import { insertTags } from '../../../test/helpers/tags.js'
 import { addTeamMember, createTeam } from '../../../test/helpers/teams.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 const TAGS = 200
 const SHARED = 30
-const STORED_ELSEWHERE = 50_000
 
 let person: Awaited<ReturnType<typeof createSignedInUser>>
-
-/** `count` tags named `<prefix>-<k>`, owned by `userId`. */
-async function insertTags(userId: string, prefix: string, count: number): Promise<void> {
-  const now = new Date().toISOString()
-  const rows = Array.from({ length: count }, (_, k) => ({
-    id: `${prefix}-${k}`,
-    user_id: userId,
-    name: `${prefix} ${k}`,
-    name_key: `${prefix} ${k}`,
-    color: null,
-    created_at: now,
-    updated_at: now,
-  }))
-  for (let start = 0; start < rows.length; start += 1_000)
-    await t.deps.db
-      .insertInto('tags')
-      .values(rows.slice(start, start + 1_000))
-      .execute()
-}
+/** The person's tag ids: `<mine>-<k>`. */
+let mine: string
 
 /** Tags the links `<links>-1` … `<links>-<count>` with `<tags>-<n mod tagCount>`. */
 async function tagLinks(links: string, count: number, tags: string, tagCount: number) {
@@ -62,22 +45,43 @@ async function tagLinks(links: string, count: number, tags: string, tagCount: nu
   ).execute(t.deps.db)
 }
 
+/**
+ * `count` more tags of the strangers, each with a count: the tags and counts other people keep.
+ * One statement per table, for speed.
+ */
+async function insertCrowdTags(count: number): Promise<void> {
+  const postgres = t.database.engine === 'postgres'
+  const n = postgres ? sql`s.i::text` : sql`cast(s.i as text)`
+  const owner = sql`'stranger-s' || ${postgres ? sql`(1 + s.i % 3)::text` : sql`cast(1 + s.i % 3 as text)`}`
+  const now = new Date().toISOString()
+  const series = postgres
+    ? { head: sql``, from: sql`from generate_series(1, ${count}) as s(i)` }
+    : {
+        head: sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < ${count})`,
+        from: sql`from s`,
+      }
+  await sql`${series.head} insert into tags (id, user_id, name, name_key, color, created_at,
+      updated_at) select 'crowd-' || ${n}, ${owner}, 'crowd ' || ${n}, 'crowd ' || ${n}, null,
+      ${now}, ${now} ${series.from}`.execute(t.deps.db)
+  await sql`insert into tag_link_counts (tag_id, owner_id, link_count)
+    select id, user_id, 7 from tags where id like 'crowd-%'`.execute(t.deps.db)
+}
+
 beforeAll(async () => {
   const admin = await createSignedInUser(t, { isAdmin: true })
   person = await createSignedInUser(t)
   const organization = await createOrganization(t, person.token)
   await insertCompanyLinks(t, { userId: person.user.id, organizationId: organization.id }, 'Kea')
-  await insertTags(person.user.id, 'mine', TAGS)
-  await tagLinks('mine', 20_000, 'mine', TAGS)
-  await tagLinks('team', 20_000, 'mine', TAGS)
+  mine = `${person.user.id}-tag`
+  await insertTags(t, person.user.id, TAGS, (k) => `mine ${k}`)
+  await tagLinks('mine', 20_000, mine, TAGS)
+  await tagLinks('team', 20_000, mine, TAGS)
   for (const stranger of ['stranger-s1', 'stranger-s2', 'stranger-s3']) {
-    await insertTags(stranger, `${stranger}-tag`, 20)
+    await insertTags(t, stranger, 20, (k) => `theirs ${k}`)
     await tagLinks(stranger, 20_000, `${stranger}-tag`, 20)
   }
-  // The counts of a company's other tags: 50,000 more rows, as 5,000 people with ten tags each.
-  await insertTags('stranger-s3', 'crowd', STORED_ELSEWHERE)
-  await sql`insert into tag_link_counts (tag_id, owner_id, link_count)
-    select id, user_id, 7 from tags where id like 'crowd-%'`.execute(t.deps.db)
+  // A company's other tags, with their counts: 50,000 more of each.
+  await insertCrowdTags(50_000)
   // A stranger's links shared with the person's team, each tagged by the person.
   const team = await createTeam(t, admin.token)
   await addTeamMember(t, admin.token, team.id, person.user.id)
@@ -95,7 +99,7 @@ beforeAll(async () => {
     .execute()
   await t.deps.db
     .insertInto('link_tags')
-    .values(shared.map((linkId) => ({ link_id: linkId, tag_id: 'mine-0' })))
+    .values(shared.map((linkId) => ({ link_id: linkId, tag_id: `${mine}-0` })))
     .execute()
   if (t.database.engine === 'postgres')
     await sql`analyze links, tags, link_tags, tag_link_counts, link_teams, team_members,
@@ -118,8 +122,8 @@ describe('GET /api/tags at 100,000 links', () => {
     const counts = new Map(answer!.items.map((tag) => [tag.id, tag.link_count]))
     expect(counts.size).toBe(TAGS)
     // 100 of the person's links and 100 of their organization's each; tag 0 also the shared.
-    expect(counts.get('mine-0')).toBe(200 + SHARED)
-    for (let k = 1; k < TAGS; k++) expect(counts.get(`mine-${k}`)).toBe(200)
+    expect(counts.get(`${mine}-0`)).toBe(200 + SHARED)
+    for (let k = 1; k < TAGS; k++) expect(counts.get(`${mine}-${k}`)).toBe(200)
     if (t.database.engine === 'postgres') {
       const plan = await postgresPlanOf(t, statements[0]!)
       // Only tables of a few rows here (memberships, shares) may be read whole.

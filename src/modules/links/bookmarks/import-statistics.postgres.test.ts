@@ -43,11 +43,12 @@ describe('the statistics of links after an import', () => {
     expect(await estimatedLinks()).toBe(1999)
   })
 
-  it("are read afresh for the links' tags too", async () => {
+  it("are read afresh for the links' tags and the tags' counts too", async () => {
     const lastAnalyzed = async () => {
       const { rows } = await sql<{ name: string; at: string | null }>`
         select relname as name, last_analyze::text as at from pg_stat_user_tables
-        where schemaname = current_schema() and relname in ('link_tags', 'tags')`.execute(t.deps.db)
+        where schemaname = current_schema()
+          and relname in ('link_tags', 'tags', 'tag_link_counts')`.execute(t.deps.db)
       return Object.fromEntries(rows.map((row) => [row.name, row.at]))
     }
     const before = await lastAnalyzed()
@@ -57,7 +58,7 @@ describe('the statistics of links after an import', () => {
     }))
     expect((await importJsonLinks(t, user.token, links)).imported).toBe(1000)
     const after = await lastAnalyzed()
-    for (const table of ['link_tags', 'tags']) {
+    for (const table of ['link_tags', 'tags', 'tag_link_counts']) {
       expect(after[table]).not.toBeNull()
       expect(after[table]).not.toBe(before[table])
     }
