@@ -253,12 +253,12 @@ function isOlder(
 
 /**
  * PostgreSQL: the planner's statistics of the tables an import writes in bulk (links, their tags,
- * the tags' counts) read afresh. Until autovacuum gets to a table that grew by thousands of rows, the planner
- * estimates from what the statistics last said — for a new instance, that an owner has a few dozen
- * links — and reads an owner's links by URL through the owner's index by creation time, all of
- * them, and a page's tags as if there were none (PostgreSQL's own advice after a bulk load: run
- * ANALYZE; docs/decisions/0062-an-owners-links-by-url.md). SQLite plans without statistics and
- * needs none.
+ * the tags' counts) read afresh. Until autovacuum gets to a table that grew by thousands of rows,
+ * the planner estimates from what the statistics last said — for a new instance, that an owner
+ * has a few dozen links — and reads an owner's links by URL through the owner's index by creation
+ * time, all of them, and a page's tags as if there were none (PostgreSQL's own advice after a bulk
+ * load: run ANALYZE; docs/decisions/0062-an-owners-links-by-url.md). SQLite plans without
+ * statistics and needs none.
  */
 export async function refreshLinkStatistics(ex: Executor): Promise<void> {
   if (isPostgres(ex)) await sql`analyze links, link_tags, tags, tag_link_counts`.execute(ex)

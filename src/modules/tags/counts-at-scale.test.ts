@@ -6,7 +6,7 @@
  * counts by their key and the shared links by theirs — never the tagged links by tag, never a
  * table whole — and answers each tag's count of the links the person sees.
  */
-import { sql } from 'kysely'
+import { sql, type RawBuilder } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
@@ -28,41 +28,40 @@ let person: Awaited<ReturnType<typeof createSignedInUser>>
 /** The person's tag ids: `<mine>-<k>`. */
 let mine: string
 
-/** Tags the links `<links>-1` … `<links>-<count>` with `<tags>-<n mod tagCount>`. */
-async function tagLinks(links: string, count: number, tags: string, tagCount: number) {
-  const postgres = t.database.engine === 'postgres'
-  const n = postgres ? sql`s.i::text` : sql`cast(s.i as text)`
-  const k = postgres
-    ? sql`(s.i % ${sql.lit(tagCount)})::text`
-    : sql`cast(s.i % ${sql.lit(tagCount)} as text)`
-  const select = sql`select ${links} || '-' || ${n}, ${tags} || '-' || ${k}`
-  await (
-    postgres
-      ? sql`insert into link_tags (link_id, tag_id) ${select}
-          from generate_series(1, ${count}) as s(i)`
-      : sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < ${count})
-          insert into link_tags (link_id, tag_id) ${select} from s`
-  ).execute(t.deps.db)
-}
-
 /**
- * `count` more tags of the strangers, each with a count: the tags and counts other people keep.
- * One statement per table, for speed.
+ * The rows 1 … `count` of a statement, numbered `s.i`: what goes before it (SQLite's recursive
+ * CTE), what it selects from, and `s.i` or an expression over it as text.
  */
-async function insertCrowdTags(count: number): Promise<void> {
+function numbered(count: number) {
   const postgres = t.database.engine === 'postgres'
-  const n = postgres ? sql`s.i::text` : sql`cast(s.i as text)`
-  const owner = sql`'stranger-s' || ${postgres ? sql`(1 + s.i % 3)::text` : sql`cast(1 + s.i % 3 as text)`}`
-  const now = new Date().toISOString()
-  const series = postgres
-    ? { head: sql``, from: sql`from generate_series(1, ${count}) as s(i)` }
+  const text = (expression: RawBuilder<unknown>) =>
+    postgres ? sql`(${expression})::text` : sql`cast(${expression} as text)`
+  return postgres
+    ? { head: sql``, from: sql`from generate_series(1, ${count}) as s(i)`, text }
     : {
         head: sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < ${count})`,
         from: sql`from s`,
+        text,
       }
-  await sql`${series.head} insert into tags (id, user_id, name, name_key, color, created_at,
-      updated_at) select 'crowd-' || ${n}, ${owner}, 'crowd ' || ${n}, 'crowd ' || ${n}, null,
-      ${now}, ${now} ${series.from}`.execute(t.deps.db)
+}
+
+/** Tags the links `<links>-1` … `<links>-<count>` with `<tags>-<n mod tagCount>`. */
+async function tagLinks(links: string, count: number, tags: string, tagCount: number) {
+  const { head, from, text } = numbered(count)
+  const k = text(sql`s.i % ${sql.lit(tagCount)}`)
+  await sql`${head} insert into link_tags (link_id, tag_id)
+    select ${links} || '-' || ${text(sql`s.i`)}, ${tags} || '-' || ${k} ${from}`.execute(t.deps.db)
+}
+
+/** `count` more tags of the strangers, each with a count: the tags and counts others keep. */
+async function insertCrowdTags(count: number): Promise<void> {
+  const { head, from, text } = numbered(count)
+  const n = text(sql`s.i`)
+  const owner = sql`'stranger-s' || ${text(sql`1 + s.i % 3`)}`
+  const now = new Date().toISOString()
+  await sql`${head} insert into tags (id, user_id, name, name_key, color, created_at, updated_at)
+    select 'crowd-' || ${n}, ${owner}, 'crowd ' || ${n}, 'crowd ' || ${n}, null, ${now}, ${now}
+    ${from}`.execute(t.deps.db)
   await sql`insert into tag_link_counts (tag_id, owner_id, link_count)
     select id, user_id, 7 from tags where id like 'crowd-%'`.execute(t.deps.db)
 }
