@@ -71,9 +71,7 @@ const TAKE_LINK = `update tag_link_counts set link_count = link_count - 1
 
 /** A link's owner changed: each of its tags counts it for the new owner instead of the old. */
 const MOVE_LINK = [
-  `update tag_link_counts set link_count = link_count - 1
-    where owner_id = ${OWNER('old')}
-      and tag_id in (select link_tags.tag_id from link_tags where link_tags.link_id = new.id)`,
+  TAKE_LINK,
   `insert into tag_link_counts (tag_id, owner_id, link_count)
     select link_tags.tag_id, ${OWNER('new')}, 1 from link_tags where link_tags.link_id = new.id
     on conflict (tag_id, owner_id) do update set link_count = tag_link_counts.link_count + 1`,

@@ -4,7 +4,7 @@
  * statement text), explained on their engine. For tests that hold a read to its indexes at scale.
  */
 import { DatabaseSync } from 'node:sqlite'
-import { CompiledQuery, sql } from 'kysely'
+import { CompiledQuery, sql, type RawBuilder } from 'kysely'
 import pg from 'pg'
 import { expect } from 'vitest'
 import type { TestContext } from './app.js'
@@ -256,14 +256,33 @@ export interface BulkLinks {
 }
 
 /**
- * Links inserted in one INSERT … SELECT over a generated series (PostgreSQL generate_series, SQLite
- * a recursive CTE), the i-th created i seconds ago: 100,000 rows in a few seconds. Refresh
- * PostgreSQL's statistics afterwards (analyzeIfPostgres).
+ * The rows 1 … `count` for one INSERT … SELECT, numbered `s.i` (PostgreSQL generate_series, SQLite
+ * a recursive CTE): what goes before the statement, what it selects from, and an expression over
+ * `s.i` as text.
+ */
+export function numberedRows(t: TestContext, count: number) {
+  const postgres = t.database.engine === 'postgres'
+  const text = (expression: RawBuilder<unknown>) =>
+    postgres ? sql`(${expression})::text` : sql`cast(${expression} as text)`
+  return postgres
+    ? { head: sql``, from: sql`from generate_series(1, ${count}) as s(i)`, text }
+    : {
+        head: sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < ${count})`,
+        from: sql`from s`,
+        text,
+      }
+}
+
+/**
+ * Links inserted in one INSERT … SELECT over numbered rows (numberedRows), the i-th created i
+ * seconds ago: 100,000 rows in a few seconds. Refresh PostgreSQL's statistics afterwards
+ * (analyzeIfPostgres).
  */
 export async function insertLinksInBulk(t: TestContext, bulk: BulkLinks): Promise<void> {
   const postgres = t.database.engine === 'postgres'
   const i = sql.ref('s.i')
-  const text = postgres ? sql`${i}::text` : sql`cast(${i} as text)`
+  const rows = numberedRows(t, bulk.count)
+  const text = rows.text(i)
   const title =
     bulk.word === undefined
       ? sql`'Link ' || ${text}`
@@ -281,11 +300,7 @@ export async function insertLinksInBulk(t: TestContext, bulk: BulkLinks): Promis
       ${sql.lit(postgres ? true : 1)}, ${createdAt}, ${createdAt}`
   const columns = sql`links (id, user_id, organization_id, created_by, url, title, slug, slug_key,
       forwarding_enabled, created_at, updated_at)`
-  const statement = postgres
-    ? sql`insert into ${columns} ${select} from generate_series(1, ${bulk.count}) as s(i)`
-    : sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < ${bulk.count})
-        insert into ${columns} ${select} from s`
-  await statement.execute(t.deps.db)
+  await sql`${rows.head} insert into ${columns} ${select} ${rows.from}`.execute(t.deps.db)
 }
 
 /**

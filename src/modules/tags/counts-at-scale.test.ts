@@ -6,13 +6,14 @@
  * counts by their key and the shared links by theirs — never the tagged links by tag, never a
  * table whole — and answers each tag's count of the links the person sees.
  */
-import { sql, type RawBuilder } from 'kysely'
+import { sql } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
 import { bearer, createSignedInUser } from '../../../test/helpers/factories.js'
 import { createOrganization } from '../../../test/helpers/organizations.js'
 import {
   insertCompanyLinks,
+  numberedRows,
   postgresPlanOf,
   sqlitePlanOf,
   statementsOf,
@@ -28,26 +29,9 @@ let person: Awaited<ReturnType<typeof createSignedInUser>>
 /** The person's tag ids: `<mine>-<k>`. */
 let mine: string
 
-/**
- * The rows 1 … `count` of a statement, numbered `s.i`: what goes before it (SQLite's recursive
- * CTE), what it selects from, and `s.i` or an expression over it as text.
- */
-function numbered(count: number) {
-  const postgres = t.database.engine === 'postgres'
-  const text = (expression: RawBuilder<unknown>) =>
-    postgres ? sql`(${expression})::text` : sql`cast(${expression} as text)`
-  return postgres
-    ? { head: sql``, from: sql`from generate_series(1, ${count}) as s(i)`, text }
-    : {
-        head: sql`with recursive s(i) as (select 1 union all select i + 1 from s where i < ${count})`,
-        from: sql`from s`,
-        text,
-      }
-}
-
 /** Tags the links `<links>-1` … `<links>-<count>` with `<tags>-<n mod tagCount>`. */
 async function tagLinks(links: string, count: number, tags: string, tagCount: number) {
-  const { head, from, text } = numbered(count)
+  const { head, from, text } = numberedRows(t, count)
   const k = text(sql`s.i % ${sql.lit(tagCount)}`)
   await sql`${head} insert into link_tags (link_id, tag_id)
     select ${links} || '-' || ${text(sql`s.i`)}, ${tags} || '-' || ${k} ${from}`.execute(t.deps.db)
@@ -55,7 +39,7 @@ async function tagLinks(links: string, count: number, tags: string, tagCount: nu
 
 /** `count` more tags of the strangers, each with a count: the tags and counts others keep. */
 async function insertCrowdTags(count: number): Promise<void> {
-  const { head, from, text } = numbered(count)
+  const { head, from, text } = numberedRows(t, count)
   const n = text(sql`s.i`)
   const owner = sql`'stranger-s' || ${text(sql`1 + s.i % 3`)}`
   const now = new Date().toISOString()

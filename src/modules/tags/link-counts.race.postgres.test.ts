@@ -3,8 +3,8 @@
  * the link while another transaction changes the owner, in either order, and when a tag is
  * deleted while a link carrying it moves (docs/decisions/0086-tag-link-counts-kept-by-owner.md).
  * The trigger reads the owner under a share lock, so the two wait for each other; without it
- * the count stayed with the old owner. Each write is a bare statement, as any future path might
- * write, not a request that locks the link first.
+ * the count would stay with the old owner. Each write is a bare statement, as any future path
+ * might write, not a request that locks the link first.
  */
 import { beforeEach, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'

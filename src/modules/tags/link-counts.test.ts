@@ -4,7 +4,7 @@
  * too — through every kind of write: a tag put on and taken off, a link moved to an organization
  * and to another person, a membership ended, a team share ended, a link deleted with its tags, a
  * tag deleted. After each, the stored counts also equal the tags on links grouped by the links'
- * owner. The reference is the count the list computed before, every tagged link read.
+ * owner. The reference reads every tagged link the person sees and counts them.
  */
 import { sql, type Kysely } from 'kysely'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -34,7 +34,7 @@ const link: Record<'own' | 'inA' | 'inB' | 'bobs' | 'inC', string> = {
   inC: '',
 }
 
-/** The count as the list computed it before the stored counts: each tagged link read. */
+/** The reference count: each tagged link read and tested for visibility and the boundary. */
 async function recounted(userId: string, reachable: Boundary): Promise<Record<string, number>> {
   const boundary =
     reachable === undefined
