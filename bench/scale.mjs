@@ -318,6 +318,7 @@ function operations(ctx) {
       ['q=handbook&pinned=true', 0],
       ['q=ha', 50],
       ['q=qu', 1],
+      ['q=qu&pinned=false', 1],
       // The console's "most clicked first": by each link's clicks of the last 30 days.
       ['sort=clicks_30d', 50],
       ['sort=clicks_30d&q=handbook&pinned=false', 50],
@@ -334,7 +335,7 @@ function operations(ctx) {
       request: () => ({ url: '/api/tags?limit=20', token: ctx.person }),
       check: expectItems(20),
     },
-    ...['', '?q=handbook'].map((query) => ({
+    ...['', '?q=handbook', '?q=ha', '?q=qu'].map((query) => ({
       name: `GET /api/links/count${query}`,
       request: () => ({ url: `/api/links/count${query}`, token: ctx.person }),
     })),

@@ -55,6 +55,7 @@ import * as m0119 from './0119_scim_request_ring.js'
 import * as m0120 from './0120_link_search_stored_lower.js'
 import * as m0121 from './0121_link_recent_clicks.js'
 import * as m0122 from './0122_tag_link_counts.js'
+import * as m0123 from './0123_link_search_short_terms.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -114,4 +115,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0120_link_search_stored_lower': m0120,
   '0121_link_recent_clicks': m0121,
   '0122_tag_link_counts': m0122,
+  '0123_link_search_short_terms': m0123,
 }

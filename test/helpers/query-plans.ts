@@ -3,7 +3,7 @@
  * they leave the process (pg's Client.query; node:sqlite's prepare, which the driver does once per
  * statement text), explained on their engine. For tests that hold a read to its indexes at scale.
  */
-import { DatabaseSync } from 'node:sqlite'
+import { DatabaseSync, StatementSync } from 'node:sqlite'
 import { CompiledQuery, sql, type RawBuilder } from 'kysely'
 import pg from 'pg'
 import { expect } from 'vitest'
@@ -50,6 +50,27 @@ export async function statementsOf(
   } finally {
     pg.Client.prototype.query = pgQuery
     DatabaseSync.prototype.prepare = sqlitePrepare
+  }
+  return seen
+}
+
+// eslint-disable-next-line @typescript-eslint/unbound-method
+const sqliteAll = StatementSync.prototype.all
+
+/**
+ * SQLite: the text of every statement read (`all`) while `action` runs, each time it runs — also
+ * a statement the driver prepared before, which statementsOf does not see.
+ */
+export async function sqliteReadsDuring(action: () => Promise<unknown>): Promise<string[]> {
+  const seen: string[] = []
+  StatementSync.prototype.all = function (this: StatementSync, ...args: unknown[]) {
+    seen.push(this.sourceSQL)
+    return (sqliteAll as (...a: unknown[]) => ReturnType<typeof sqliteAll>).apply(this, args)
+  }
+  try {
+    await action()
+  } finally {
+    StatementSync.prototype.all = sqliteAll
   }
   return seen
 }

@@ -29,6 +29,7 @@ import {
   postgresGenericPlanOf,
   postgresPlanOf,
   sqlitePlanOf,
+  sqliteReadsDuring,
   statementsOf,
   type Statement,
 } from '../../../test/helpers/query-plans.js'
@@ -466,6 +467,53 @@ describe('GET /api/links?q= with 100,000 links', () => {
       })
       expect(removed.statusCode).toBe(204)
     }
+  })
+
+  it('reads a term of 2 characters in few titles through the trigram index, not each link', async () => {
+    // "qu" is in the 250 titles with the word, 100 of them visible.
+    const expected = (await visibleInOrder())
+      .filter((row) => /^(mine|team)-\d+$/.test(row.id) && Number(row.id.split('-')[1]) % 400 === 0)
+      .map((row) => row.id)
+    expect(expected).toHaveLength(100)
+    const paging = await sqliteReadsDuring(async () => {
+      const first = await search('qU')
+      expect(first.items.map((item) => item.id)).toEqual(expected.slice(0, 50))
+      const second = await search('qU', first.next_cursor!)
+      expect(second.items.map((item) => item.id)).toEqual(expected.slice(50))
+      expect(second.next_cursor).toBeNull()
+    })
+    const counting = await sqliteReadsDuring(async () => {
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/api/links/count?q=qU',
+        headers: bearer(user.token),
+      })
+      expect(response.json()).toEqual({ total: 100, capped: false })
+    })
+    const unpinned = await search('qU', undefined, false)
+    expect(unpinned.items.map((item) => item.id)).toEqual(expected.slice(0, 50))
+    if (t.database.engine === 'postgres') return
+    // The vocabulary lists the index's trigrams that begin with the term, one look-up each; their
+    // matches, counted up to 1,000, make the term rare: the page and the count are read from them
+    // — the word search's statements — and no link is tested for the term (no LIKE).
+    for (const reads of [paging, counting]) {
+      const vocabulary = reads.filter((text) => /from links_fts_terms/.test(text))
+      expect(vocabulary).toHaveLength(reads === paging ? 2 : 1)
+      expect(reads.filter((text) => / like /.test(text))).toEqual([])
+      const read = reads.find((text) => / match /.test(text) && !/limit 1000\)/.test(text))
+      const plan = (await sqlitePlanOf(t, { text: read!, values: [] })).join('\n')
+      expect(plan).toMatch(/SCAN links_fts VIRTUAL TABLE INDEX \d+:M/)
+      expect(plan).toContain('SEARCH link_search_rows USING INTEGER PRIMARY KEY (rowid=?)')
+      expect(plan).not.toMatch(/SCAN (links|link_search_rows)\b/)
+    }
+    const lookUp = await sqlitePlanOf(t, {
+      text: paging.find((text) => /from links_fts_terms/.test(text))!,
+      values: [],
+    })
+    expect(lookUp.filter((step) => /links_fts_terms/.test(step))).toEqual([
+      expect.stringMatching(/^SCAN links_fts_terms VIRTUAL TABLE INDEX \d+:/),
+      expect.stringMatching(/^SCAN links_fts_terms VIRTUAL TABLE INDEX \d+:/),
+    ])
   })
 
   it('finds terms of 1 and 2 characters, LIKE’s wildcards, quotes and non-ASCII letters', async () => {

@@ -8,7 +8,7 @@ import type { Executor } from '../../db/schema.js'
 import { assertIssuedCursor, keyset, newestFirst, type PageWindow } from '../../db/keyset.js'
 import { invalidField } from '../../errors.js'
 import { CURSOR_NOT_ISSUED } from '../../lib/pagination.js'
-import { anyContains, ftsPhrase } from '../../db/text-search.js'
+import { anyContains, anyLike } from '../../db/text-search.js'
 import { compiledOnce } from '../../db/precompiled.js'
 import { isPostgres } from '../../db/engine.js'
 import {
@@ -29,37 +29,45 @@ import {
 } from './owners-page.repo.js'
 import { walkedSearchPage } from './search-walk.repo.js'
 import { ownersCount, ownersSearchPage } from './search-by-owner.repo.js'
-import { containsTest, notPinnedBy, postgresContains, TRIGRAM } from './search-terms.repo.js'
+import { containsTest, notPinnedBy, postgresContains } from './search-terms.repo.js'
+import { indexedTerm, type IndexedTerm } from './term-index.repo.js'
 import { asVisible, linksAsSeenBy, visibleLinks, type VisibleLink } from './visible.repo.js'
 
 /**
  * True where the link's title, URL or slug contains `q`, ignoring case. PostgreSQL compares its
  * stored lower-cased copy of the three (postgresContains), which its pg_trgm index answers from 3
- * characters on. On SQLite, from 3 characters on, the FTS5 phrase of the term is the match
- * (`ftsPhrase`); a shorter term is looked for among the visible links.
+ * characters on. On SQLite the trigram index finds the links (`indexed`: term-index.repo.ts), each
+ * tested with LIKE as well where `indexed.like` asks; without it each visible link is tested.
  */
-function matchesSearch(ex: Executor, q: string) {
+function matchesSearch(ex: Executor, q: string, indexed: IndexedTerm | null) {
   if (isPostgres(ex)) return postgresContains(q)
-  if ([...q].length < TRIGRAM) return anyContains(['links.title', 'links.url', 'links.slug'], q)
-  const matches = sql`select link_search_rows.link_id from link_search_rows where link_search_rows.id in (${ftsMatches(ftsPhrase(q))})`
-  return sql<boolean>`${sql.ref('links.id')} in (${matches})`
+  if (indexed === null) return anyContains(['links.title', 'links.url', 'links.slug'], q)
+  if (indexed.query === null) return sql<boolean>`0`
+  const matches = sql`select link_search_rows.link_id from link_search_rows where link_search_rows.id in (${ftsMatches(indexed.query)})`
+  const found = sql<boolean>`${sql.ref('links.id')} in (${matches})`
+  if (indexed.like === null) return found
+  return sql<boolean>`(${found} and ${anyLike(['links.title', 'links.url', 'links.slug'], indexed.like)})`
 }
 
-/** The search rows (`link_search_rows.id`) whose link's text holds the phrase. */
-function ftsMatches(phrase: string) {
-  return sql`select links_fts.rowid from links_fts where links_fts match ${phrase}`
+/** The search rows (`link_search_rows.id`) whose link's text matches the FTS5 query. */
+function ftsMatches(query: string) {
+  return sql`select links_fts.rowid from links_fts where links_fts match ${query}`
 }
 
-/** SQLite answers a search of 3 characters or more from its trigram index and search rows. */
-function searchTablePages(ex: Executor, q: string): boolean {
-  return !isPostgres(ex) && [...q].length >= TRIGRAM
+/**
+ * SQLite: how the trigram index answers the filters' term (term-index.repo.ts), where the term's
+ * links are read from it: not after a filter whose few links are each tested for the term.
+ */
+async function indexedSearch(ex: Executor, filters: LinkFilters): Promise<IndexedTerm | null> {
+  if (isPostgres(ex) || filters.q === undefined || narrowedBeforeTheTerm(filters)) return null
+  return indexedTerm(ex, filters.q)
 }
 
 /** What a search page's statement is run with (or, compiled once, the placeholders for it). */
 interface SearchPageValues {
   userId: string
-  /** The term as one FTS5 phrase (ftsPhrase). */
-  phrase: string
+  /** The FTS5 query of the term's links (IndexedTerm). */
+  query: string
   afterTime: string
   afterId: string
   /** The page's size plus one: the extra row only tells whether there is a next page. */
@@ -76,23 +84,27 @@ const SEARCH_ROW: LinkColumns = {
 /**
  * SQLite: a search page, its links' ids decided in the search rows alone — the trigram index finds
  * the matches, and each match's row of `link_search_rows` (read by its integer key) holds the
- * link's id, owner and creation time for the visibility, the filters on the owner and the page —
- * so a search reads one small row per match and only the page's rows of links
- * (docs/decisions/0045-link-search-page-from-the-search-table.md).
+ * link's id, owner and creation time for the visibility, the filters on the owner and the pins,
+ * and the page — so a search reads one small row per match and only the page's rows of links
+ * (docs/decisions/0045-link-search-page-from-the-search-table.md); and, where LIKE tests the term
+ * again (`like`), each visible match's link.
  */
 function searchPageQuery(
   ex: Executor,
   values: SearchPageValues,
   filters: LinkFilters,
   withCursor: boolean,
+  like: string | null = null,
 ) {
   const row = SEARCH_ROW
   const limit = sql<number>`${values.limit}`
   const conditions = [
-    sql<boolean>`link_search_rows.id in (${ftsMatches(values.phrase)})`,
+    sql<boolean>`link_search_rows.id in (${ftsMatches(values.query)})`,
     visibleToIndexed(ex, values.userId, row),
     ...ownerConditions(filters, values.userId, row),
   ]
+  if (like !== null) conditions.push(searchRowLike(like))
+  if (filters.pinned === false) conditions.push(notPinnedBy(values.userId, SEARCH_ROW.id))
   const after = (table: string, id: string) =>
     sql<boolean>`(${sql.ref(`${table}.created_at`)}, ${sql.ref(`${table}.${id}`)}) < (${values.afterTime}, ${values.afterId})`
   if (withCursor) conditions.push(after('link_search_rows', 'link_id'))
@@ -104,12 +116,12 @@ function searchPageQuery(
   return page.orderBy('links.created_at', 'desc').orderBy('links.id', 'desc').limit(limit)
 }
 
-const SEARCH_PAGE_VALUES = ['userId', 'phrase', 'limit'] as const
+const SEARCH_PAGE_VALUES = ['userId', 'query', 'limit'] as const
 
 /**
- * The search page without a filter on the owner — the Links screen's search — compiled once, with
- * a cursor and without: building and compiling it cost as much as running it
- * (docs/decisions/0055-links-page-one-read-for-its-extras.md).
+ * The search page without a filter on the owner — the Links screen's search — of a term the index
+ * decides, compiled once, with a cursor and without: building and compiling it cost as much as
+ * running it (docs/decisions/0055-links-page-one-read-for-its-extras.md).
  */
 const selectSearchPage = {
   first: compiledOnce(SEARCH_PAGE_VALUES, (ex, p) =>
@@ -124,26 +136,46 @@ async function searchPage(
   ex: Executor,
   userId: string,
   filters: LinkFilters,
-  q: string,
+  indexed: IndexedTerm,
   window: PageWindow,
 ): Promise<VisibleLink[]> {
   assertIssuedCursor(window)
+  if (indexed.query === null) return []
   const values = {
     userId,
-    phrase: ftsPhrase(q),
+    query: indexed.query,
     afterTime: window.after?.[0] ?? '',
     afterId: window.after?.[1] ?? '',
     limit: window.limit + 1,
   }
-  const rows =
-    ownerConditions(filters, userId, SEARCH_ROW).length > 0
-      ? await searchPageQuery(ex, values, filters, window.after !== null).execute()
-      : await (window.after === null ? selectSearchPage.first : selectSearchPage.after)(ex, values)
+  const withCursor = window.after !== null
+  const compiled =
+    ownerConditions(filters, userId, SEARCH_ROW).length === 0 &&
+    indexed.like === null &&
+    filters.pinned === undefined
+  const rows = compiled
+    ? await (withCursor ? selectSearchPage.after : selectSearchPage.first)(ex, values)
+    : await searchPageQuery(ex, values, filters, withCursor, indexed.like).execute()
   return rows.map(asVisible)
 }
 
-/** The visible links matching the filters (all but the collection and the order). */
-function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
+/** True where the search row's link matches the LIKE pattern (IndexedTerm's `like`). */
+function searchRowLike(pattern: string): RawBuilder<boolean> {
+  const columns = ['found.title', 'found.url', 'found.slug']
+  return sql<boolean>`exists (select 1 from links as found
+    where found.id = link_search_rows.link_id and ${anyLike(columns, pattern)})`
+}
+
+/**
+ * The visible links matching the filters (all but the collection and the order); on SQLite the
+ * term's links found by `indexed` (indexedSearch), or each visible link tested where it is null.
+ */
+function filteredLinks(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+  indexed: IndexedTerm | null,
+) {
   let query = visibleLinks(ex, userId)
   // A tag's links as an `in` list, which SQLite reads by the tag's index and then each link by its
   // key; a test of each visible link for the tag would walk all of them.
@@ -163,7 +195,7 @@ function filteredLinks(ex: Executor, userId: string, filters: LinkFilters) {
     query = query.where(
       narrowedBeforeTheTerm(filters) && !isPostgres(ex)
         ? sql<boolean>`${containsTest(filters.q)}`
-        : matchesSearch(ex, filters.q),
+        : matchesSearch(ex, filters.q, indexed),
     )
   for (const condition of ownerConditions(filters, userId, LINK_COLUMNS))
     query = query.where(condition)
@@ -246,16 +278,18 @@ async function countSearchMatches(
   ex: Executor,
   userId: string,
   filters: LinkFilters,
-  q: string,
+  indexed: IndexedTerm,
   most: number,
 ): Promise<number> {
+  if (indexed.query === null) return 0
   const conditions = [
     visibleToIndexed(ex, userId, SEARCH_ROW),
     ...ownerConditions(filters, userId, SEARCH_ROW),
   ]
+  if (indexed.like !== null) conditions.push(searchRowLike(indexed.like))
   const matches = sql`select 1 from links_fts
     join link_search_rows on link_search_rows.id = links_fts.rowid
-    where links_fts match ${ftsPhrase(q)} and ${sql.join(conditions, sql` and `)}
+    where links_fts match ${indexed.query} and ${sql.join(conditions, sql` and `)}
     limit ${most + 1}`
   const row = await ex
     .selectFrom(sql`(${matches})`.as('matches'))
@@ -279,13 +313,16 @@ export async function countVisibleLinks(
   filters: LinkFilters,
   most: number,
 ): Promise<number> {
+  const indexed = await indexedSearch(ex, filters)
   if (onlyOwnerFilters(filters)) {
-    if (filters.q !== undefined && searchTablePages(ex, filters.q))
-      return countSearchMatches(ex, userId, filters, filters.q, most)
+    // A common term that LIKE tests again is counted by the general statement: the index's matches
+    // would each have their link read.
+    if (indexed !== null && !(indexed.common && indexed.like !== null))
+      return countSearchMatches(ex, userId, filters, indexed, most)
     const counted = isPostgres(ex) ? await ownersCount(ex, userId, filters, most) : null
     if (counted !== null) return counted
   }
-  let query = filteredLinks(ex, userId, filters)
+  let query = filteredLinks(ex, userId, filters, indexed)
   if (filters.collectionId !== undefined) query = inCollection(query, userId, filters.collectionId)
   const matching = query.clearSelect().select('links.id')
   const counted = isPostgres(ex) ? matching : matching.limit(most + 1)
@@ -313,27 +350,27 @@ export async function listVisibleLinks(
     filters.mostClicked === undefined
   const newestOnly = newestOfAll && filters.pinned === undefined
   // The Links screen's pages, with a search or without, have statements of their own: the general
-  // statement is built only for the other filters and orders. A search's page is read owner by
-  // owner where its term is common or short — walked on SQLite (search-walk.repo.ts), filtered on
-  // PostgreSQL (search-by-owner.repo.ts) — also the page of the links not pinned, which the screen
-  // and the palette ask for; else it is read from the trigram index.
-  if (newestOfAll && filters.pinned !== true && filters.q !== undefined) {
-    const byOwner = await (isPostgres(ex) ? ownersSearchPage : walkedSearchPage)(
-      ex,
-      userId,
-      filters,
-      filters.q,
-      window,
-    )
+  // statement is built only for the other filters and orders. A search's page — also the page of
+  // the links not pinned, which the screen and the palette ask for — is read owner by owner where
+  // its term is common or of one character: walked on SQLite (search-walk.repo.ts), filtered on
+  // PostgreSQL (search-by-owner.repo.ts); on SQLite else from the trigram index, a term of two
+  // characters too (term-index.repo.ts).
+  if (filters.mostClicked && filters.collectionId === undefined)
+    return mostClicked(ex, userId, filters, window)
+  const indexed = await indexedSearch(ex, filters)
+  const newestUnpinned = newestOfAll && filters.pinned !== true
+  if (newestUnpinned && filters.q !== undefined) {
+    const byOwner = isPostgres(ex)
+      ? await ownersSearchPage(ex, userId, filters, filters.q, window)
+      : await walkedSearchPage(ex, userId, filters, { q: filters.q, indexed }, window)
     if (byOwner !== null) return byOwner
   }
-  if (newestOnly && filters.q !== undefined && searchTablePages(ex, filters.q))
-    return searchPage(ex, userId, filters, filters.q, window)
+  if (newestUnpinned && indexed !== null) return searchPage(ex, userId, filters, indexed, window)
   if (newestOnly && filters.q === undefined) {
     const owners = await pageOwners(ex, userId, filters)
     if (owners !== null) return (await ownersPage(ex, owners, window)).map(asVisible)
   }
-  const query = filteredLinks(ex, userId, filters)
+  const query = filteredLinks(ex, userId, filters, indexed)
   if (filters.collectionId !== undefined)
     return (await inCollectionOrder(ex, query, userId, filters.collectionId, window)).map(
       (row) => ({
@@ -341,7 +378,6 @@ export async function listVisibleLinks(
         position_sort: row.position_sort,
       }),
     )
-  if (filters.mostClicked) return mostClicked(ex, userId, filters, window)
   return (await newestFirst(query, window, 'links').execute()).map(asVisible)
 }
 
@@ -358,9 +394,11 @@ async function mostClicked(
   window: PageWindow,
 ): Promise<VisibleLink[]> {
   const byOwner = !narrowedBeforeTheTerm(filters)
+  const indexed = await indexedSearch(ex, filters)
   if (byOwner && filters.q !== undefined) {
-    const search = isPostgres(ex) ? ownersSearchPage : walkedSearchPage
-    const page = await search(ex, userId, filters, filters.q, window, 'clicks')
+    const page = isPostgres(ex)
+      ? await ownersSearchPage(ex, userId, filters, filters.q, window, 'clicks')
+      : await walkedSearchPage(ex, userId, filters, { q: filters.q, indexed }, window, 'clicks')
     if (page !== null) return page
   }
   const owners = byOwner && filters.q === undefined ? await pageOwners(ex, userId, filters) : null
@@ -373,7 +411,7 @@ async function mostClicked(
   }
   assertOrderCursor(window, 'clicks')
   const ordered = keyset(
-    filteredLinks(ex, userId, filters).select('links.recent_clicks as clicks_sort'),
+    filteredLinks(ex, userId, filters, indexed).select('links.recent_clicks as clicks_sort'),
     window,
     { column: 'recent_clicks', table: 'links', direction: 'desc' },
   )

@@ -61,8 +61,11 @@ export function containsTest(q: string): RawBuilder<number> {
   return searchTest([...q].length < TRIGRAM, containing(q), ftsPhrase(q))
 }
 
-/** True for a link `userId` did not pin (the Links screen lists the pinned ones apart). */
-export function notPinnedBy(userId: string): RawBuilder<boolean> {
+/**
+ * True for a link `userId` did not pin (the Links screen lists the pinned ones apart); `linkId`
+ * names the link's id (the links' own, or a search row's copy).
+ */
+export function notPinnedBy(userId: string, linkId = 'links.id'): RawBuilder<boolean> {
   return sql<boolean>`not exists (select 1 from link_pins
-    where link_pins.user_id = ${userId} and link_pins.link_id = links.id)`
+    where link_pins.user_id = ${userId} and link_pins.link_id = ${sql.ref(linkId)})`
 }

@@ -4,8 +4,8 @@
  * (a company's name, "wiki") has tens of thousands of matches at 100,000 links, and the trigram
  * index hands them over in no useful order: ordering them all to keep the newest 51 reads every
  * one, and SQLite does it on the event loop's thread, holding every other request meanwhile.
- * Walked newest first, the page is full after about 51 links. A term of one or two characters,
- * below the trigram index, is walked too: otherwise every visible link is tested.
+ * Walked newest first, the page is full after about 51 links. A term of one character, below
+ * the trigram index and its vocabulary, is walked too: otherwise every visible link is tested.
  *
  * The walk is exact: the newest links — or the most clicked — after the cursor, in the page's
  * order, each tested; a page full of links that pass is the page a full read gives, and so is a
@@ -15,7 +15,6 @@
  */
 import { sql } from 'kysely'
 import type { PageWindow } from '../../db/keyset.js'
-import { compiledOnce } from '../../db/precompiled.js'
 import type { Executor } from '../../db/schema.js'
 import { containing, ftsPhrase } from '../../db/text-search.js'
 import type { LinkFilters } from './link-filters.js'
@@ -26,7 +25,8 @@ import {
   type OwnersOrder,
   type OwnersPageTest,
 } from './owners-page.repo.js'
-import { COMMON_MATCHES, notPinnedBy, searchTest, TRIGRAM } from './search-terms.repo.js'
+import { notPinnedBy, searchTest, TRIGRAM } from './search-terms.repo.js'
+import type { IndexedTerm } from './term-index.repo.js'
 import type { VisibleLink } from './visible.repo.js'
 
 /** The walk's first round tests this many of the newest links; later ones a power of two more. */
@@ -46,33 +46,23 @@ function nextRound(walked: number, found: number, needed: number): number {
   return walked + size > MOST_WALKED ? 0 : size
 }
 
-const selectMatchCount = compiledOnce(['phrase'], (ex, p) => {
-  const limit = sql.lit(COMMON_MATCHES)
-  const matches = sql`select rowid from links_fts where links_fts match ${p.phrase} limit ${limit}`
-  return ex.selectFrom(sql`(${matches})`.as('matches')).select(sql<number>`count(*)`.as('n'))
-})
-
-/** Whether the term has COMMON_MATCHES matches or more among all links (seen or not). */
-async function isCommonTerm(ex: Executor, q: string): Promise<boolean> {
-  const [row] = await selectMatchCount(ex, { phrase: ftsPhrase(q) })
-  return row !== undefined && row.n >= COMMON_MATCHES
-}
-
 /**
  * The page of links containing `q` — of those the person did not pin, with `pinned: false` — walked
- * (see above); null where it is not walked — a rare term, a person whose page is not read owner by
+ * (see above); null where it is not walked — a term the trigram index finds in fewer than
+ * COMMON_MATCHES links (`indexed`: term-index.repo.ts), a person whose page is not read owner by
  * owner — or the walk gave up.
  */
 export async function walkedSearchPage(
   ex: Executor,
   userId: string,
   filters: LinkFilters,
-  q: string,
+  search: { q: string; indexed: IndexedTerm | null },
   window: PageWindow,
   order: OwnersOrder = 'newest',
 ): Promise<VisibleLink[] | null> {
+  const { q, indexed } = search
+  if (indexed !== null && !indexed.common) return null
   const short = [...q].length < TRIGRAM
-  if (!short && !(await isCommonTerm(ex, q))) return null
   const owners = await pageOwners(ex, userId, filters)
   if (owners === null) return null
   const unpinned = filters.pinned === false

@@ -1,0 +1,163 @@
+/**
+ * A search of two characters (`GET /api/links?q=`) among more links than the walk's first round
+ * tests, whose links on SQLite come from the trigram index's vocabulary: the term at the end of a
+ * title, a slug of two characters, upper case, characters without case, a title changed, a link
+ * deleted — the page, the count, the links not pinned and the most clicked order all agree with
+ * the term's own meaning, and with the links tested one by one where the index is not asked (a
+ * term of one character, one with case beyond ASCII, one beginning too many trigrams).
+ */
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useTestApp } from '../../../test/helpers/app.js'
+import {
+  bearer,
+  createSignedInUser,
+  type SignedIn,
+  type TestUser,
+} from '../../../test/helpers/factories.js'
+import { createLink, importJsonLinks, type LinkJson } from '../../../test/helpers/links.js'
+import { statementsOf } from '../../../test/helpers/query-plans.js'
+import { MOST_TRIGRAMS } from './term-index.repo.js'
+
+const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
+
+/** More than the walk's first round (128): the walk gives up on a term in none of them. */
+const NEWER_LINKS = 150
+
+let person: TestUser & SignedIn
+const ids: Record<string, string> = {}
+
+beforeAll(async () => {
+  person = await createSignedInUser(t)
+  const links: Record<string, Record<string, unknown>> = {
+    endOfTitle: { url: 'https://a.example/one', title: 'Iraqu' },
+    slugOfTwo: { url: 'https://b.example/two', title: 'Notes', slug: 'QU' },
+    upperCase: { url: 'https://c.example/three', title: 'QUIET place' },
+    inUrl: { url: 'https://d.example/aqua', title: 'Water' },
+    spaced: { url: 'https://e.example/four', title: 'Q u' },
+    kelvin: { url: 'https://f.example/five', title: 'Lin\u212A' },
+    caseless: { url: 'https://g.example/six', title: '東京 office' },
+    sign: { url: 'https://h.example/seven', title: 'Room #' },
+    accent: { url: 'https://i.example/eight', title: 'Café' },
+  }
+  for (const [name, fields] of Object.entries(links))
+    ids[name] = (await createLink(t, person.token, fields)).id
+  const newer = Array.from({ length: NEWER_LINKS }, (_, n) => ({
+    url: `https://filler.example/${'abcdefghij'[n % 10]}${'klmnop'[n % 6]}${n}`,
+    title: 'Filler',
+  }))
+  expect((await importJsonLinks(t, person.token, newer)).imported).toBe(NEWER_LINKS)
+})
+
+const get = async <T>(url: string): Promise<T> => {
+  const response = await t.app.inject({ method: 'GET', url, headers: bearer(person.token) })
+  expect(response.statusCode, response.body).toBe(200)
+  return response.json<T>()
+}
+
+/** Every page of the search, two links at a time. */
+async function pages(q: string, extra = ''): Promise<string[]> {
+  const found: string[] = []
+  let cursor: string | null = null
+  do {
+    const after: string = cursor === null ? '' : `&cursor=${cursor}`
+    const query = `q=${encodeURIComponent(q)}&limit=2${extra}${after}`
+    const page = await get<{ items: LinkJson[]; next_cursor: string | null }>(`/api/links?${query}`)
+    found.push(...page.items.map((item) => item.id))
+    cursor = page.next_cursor
+  } while (cursor !== null)
+  return found
+}
+
+/** The page, the count, the links not pinned and the most clicked order of one term. */
+async function answers(q: string) {
+  const count = await get<{ total: number }>(`/api/links/count?q=${encodeURIComponent(q)}`)
+  return {
+    newest: await pages(q),
+    count: count.total,
+    unpinned: await pages(q, '&pinned=false'),
+    mostClicked: await pages(q, '&sort=clicks_30d'),
+  }
+}
+
+/** The links, newest first, as every answer lists them (none has been clicked). */
+const newestFirst = (...names: string[]) =>
+  names.map((name) => ids[name]!).sort((a, b) => order(b) - order(a))
+const order = (id: string) => Object.values(ids).indexOf(id)
+
+async function expectFinds(q: string, names: string[]): Promise<void> {
+  const expected = newestFirst(...names)
+  expect(await answers(q), q).toEqual({
+    newest: expected,
+    count: expected.length,
+    unpinned: expected,
+    mostClicked: expected,
+  })
+}
+
+describe('a search of one or two characters among many links', () => {
+  it('finds the term wherever it stands, in any ASCII case, as LIKE does', async () => {
+    const statements = await statementsOf(/links_fts_terms/, () =>
+      expectFinds('qu', ['endOfTitle', 'slugOfTwo', 'upperCase', 'inUrl']),
+    )
+    // SQLite asks the trigram index's vocabulary for the trigrams that begin with the term.
+    expect(statements.length).toBe(t.database.engine === 'sqlite' ? 1 : 0)
+    await expectFinds('QU', ['endOfTitle', 'slugOfTwo', 'upperCase', 'inUrl'])
+    await expectFinds('#', ['sign'])
+    await expectFinds('東京', ['caseless'])
+    await expectFinds('é', ['accent'])
+    await expectFinds('fé', ['accent'])
+    await expectFinds('zz', [])
+  })
+
+  it('keeps each engine’s case of the Kelvin sign: SQLite’s LIKE does not fold it', async () => {
+    // The trigram index folds the Kelvin sign to "k", so SQLite's index holds "nk" for it; a short
+    // term's search is LIKE's, which does not. PostgreSQL's lower() folds it.
+    await expectFinds('nk', t.database.engine === 'sqlite' ? [] : ['kelvin'])
+  })
+
+  it('lists the pinned links apart, for a term of two characters and of more', async () => {
+    const pin = (method: 'PUT' | 'DELETE') =>
+      t.app.inject({ method, url: `/api/links/${ids.inUrl}/pin`, headers: bearer(person.token) })
+    expect((await pin('PUT')).statusCode).toBe(204)
+    try {
+      for (const [q, names] of [
+        ['qu', ['endOfTitle', 'slugOfTwo', 'upperCase']],
+        ['aqu', ['endOfTitle']],
+      ] as const) {
+        expect(await pages(q, '&pinned=false'), q).toEqual(newestFirst(...names))
+        expect(await pages(q, '&pinned=true'), q).toEqual([ids.inUrl])
+      }
+    } finally {
+      expect((await pin('DELETE')).statusCode).toBe(204)
+    }
+  })
+
+  it('follows a link’s new title and its deletion', async () => {
+    const renamed = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/links/${ids.spaced}`,
+      headers: bearer(person.token),
+      payload: { title: 'Q u, now Qu' },
+    })
+    expect(renamed.statusCode, renamed.body).toBe(200)
+    await expectFinds('qu', ['endOfTitle', 'slugOfTwo', 'upperCase', 'inUrl', 'spaced'])
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/links/${ids.endOfTitle}`,
+      headers: bearer(person.token),
+    })
+    expect(deleted.statusCode).toBe(204)
+    await expectFinds('qu', ['slugOfTwo', 'upperCase', 'inUrl', 'spaced'])
+  })
+
+  it('answers the same where the term begins too many trigrams to be looked up', async () => {
+    const indexed = { qu: await answers('qu'), nk: await answers('nk') }
+    const kept = MOST_TRIGRAMS.count
+    MOST_TRIGRAMS.count = 0
+    try {
+      expect({ qu: await answers('qu'), nk: await answers('nk') }).toEqual(indexed)
+    } finally {
+      MOST_TRIGRAMS.count = kept
+    }
+  })
+})
