@@ -123,13 +123,21 @@ const SEARCH_PAGE_VALUES = ['userId', 'query', 'limit'] as const
  * decides, compiled once, with a cursor and without: building and compiling it cost as much as
  * running it (docs/decisions/0055-links-page-one-read-for-its-extras.md).
  */
+function compiledSearchPages(filters: LinkFilters) {
+  return {
+    first: compiledOnce(SEARCH_PAGE_VALUES, (ex, p) =>
+      searchPageQuery(ex, { ...p, afterTime: '', afterId: '' }, filters, false),
+    ),
+    after: compiledOnce([...SEARCH_PAGE_VALUES, 'afterTime', 'afterId'], (ex, p) =>
+      searchPageQuery(ex, p, filters, true),
+    ),
+  }
+}
+
+/** The pages of all links and of those the person did not pin (which the palette asks for). */
 const selectSearchPage = {
-  first: compiledOnce(SEARCH_PAGE_VALUES, (ex, p) =>
-    searchPageQuery(ex, { ...p, afterTime: '', afterId: '' }, {}, false),
-  ),
-  after: compiledOnce([...SEARCH_PAGE_VALUES, 'afterTime', 'afterId'], (ex, p) =>
-    searchPageQuery(ex, p, {}, true),
-  ),
+  all: compiledSearchPages({}),
+  unpinned: compiledSearchPages({ pinned: false }),
 }
 
 async function searchPage(
@@ -150,12 +158,13 @@ async function searchPage(
   }
   const withCursor = window.after !== null
   const compiled =
-    ownerConditions(filters, userId, SEARCH_ROW).length === 0 &&
-    indexed.like === null &&
-    filters.pinned === undefined
-  const rows = compiled
-    ? await (withCursor ? selectSearchPage.after : selectSearchPage.first)(ex, values)
-    : await searchPageQuery(ex, values, filters, withCursor, indexed.like).execute()
+    ownerConditions(filters, userId, SEARCH_ROW).length === 0 && indexed.like === null
+      ? selectSearchPage[filters.pinned === false ? 'unpinned' : 'all']
+      : null
+  const rows =
+    compiled === null
+      ? await searchPageQuery(ex, values, filters, withCursor, indexed.like).execute()
+      : await (withCursor ? compiled.after : compiled.first)(ex, values)
   return rows.map(asVisible)
 }
 

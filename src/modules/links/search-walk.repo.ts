@@ -4,8 +4,9 @@
  * (a company's name, "wiki") has tens of thousands of matches at 100,000 links, and the trigram
  * index hands them over in no useful order: ordering them all to keep the newest 51 reads every
  * one, and SQLite does it on the event loop's thread, holding every other request meanwhile.
- * Walked newest first, the page is full after about 51 links. A term of one character, below
- * the trigram index and its vocabulary, is walked too: otherwise every visible link is tested.
+ * Walked newest first, the page is full after about 51 links. A term the trigram index does not
+ * answer (term-index.repo.ts: one of one character, or of two holding a letter with case beyond
+ * ASCII or beginning too many trigrams) is walked too: otherwise every visible link is tested.
  *
  * The walk is exact: the newest links — or the most clicked — after the cursor, in the page's
  * order, each tested; a page full of links that pass is the page a full read gives, and so is a
@@ -49,8 +50,8 @@ function nextRound(walked: number, found: number, needed: number): number {
 /**
  * The page of links containing `q` — of those the person did not pin, with `pinned: false` — walked
  * (see above); null where it is not walked — a term the trigram index finds in fewer than
- * COMMON_MATCHES links (`indexed`: term-index.repo.ts), a person whose page is not read owner by
- * owner — or the walk gave up.
+ * COMMON_MATCHES links (`search.indexed`), a person whose page is not read owner by owner — or
+ * the walk gave up.
  */
 export async function walkedSearchPage(
   ex: Executor,
