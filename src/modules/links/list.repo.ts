@@ -30,7 +30,7 @@ import {
 import { walkedSearchPage } from './search-walk.repo.js'
 import { ownersCount, ownersSearchPage } from './search-by-owner.repo.js'
 import { containsTest, notPinnedBy, postgresContains } from './search-terms.repo.js'
-import { indexedTerm, type IndexedTerm } from './term-index.repo.js'
+import { indexedTerm, isCommonTerm, type IndexedTerm } from './term-index.repo.js'
 import { asVisible, linksAsSeenBy, visibleLinks, type VisibleLink } from './visible.repo.js'
 
 /**
@@ -326,8 +326,9 @@ export async function countVisibleLinks(
   if (onlyOwnerFilters(filters)) {
     // A common term that LIKE tests again is counted by the general statement: the index's matches
     // would each have their link read.
-    if (indexed !== null && !(indexed.common && indexed.like !== null))
-      return countSearchMatches(ex, userId, filters, indexed, most)
+    const byIndex =
+      indexed !== null && (indexed.like === null || !(await isCommonTerm(ex, indexed)))
+    if (byIndex) return countSearchMatches(ex, userId, filters, indexed, most)
     const counted = isPostgres(ex) ? await ownersCount(ex, userId, filters, most) : null
     if (counted !== null) return counted
   }

@@ -27,7 +27,7 @@ import {
   type OwnersPageTest,
 } from './owners-page.repo.js'
 import { notPinnedBy, searchTest, TRIGRAM } from './search-terms.repo.js'
-import type { IndexedTerm } from './term-index.repo.js'
+import { isCommonTerm, type IndexedTerm } from './term-index.repo.js'
 import type { VisibleLink } from './visible.repo.js'
 
 /** The walk's first round tests this many of the newest links; later ones a power of two more. */
@@ -62,7 +62,7 @@ export async function walkedSearchPage(
   order: OwnersOrder = 'newest',
 ): Promise<VisibleLink[] | null> {
   const { q, indexed } = search
-  if (indexed !== null && !indexed.common) return null
+  if (indexed !== null && !(await isCommonTerm(ex, indexed))) return null
   const short = [...q].length < TRIGRAM
   const owners = await pageOwners(ex, userId, filters)
   if (owners === null) return null

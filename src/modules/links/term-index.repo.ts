@@ -1,10 +1,10 @@
 /**
  * SQLite: how the links' trigram index is asked for a search term's links, and whether the term
- * is common. A term of three characters or more is its own FTS5 phrase. A term of two characters
- * is below the trigram, but every place it stands in a title, URL or slug begins one of the
- * index's trigrams (the index pads each column; migration 0123_link_search_short_terms): its
- * links are those of the trigrams that begin with it, which the index's vocabulary
- * (`links_fts_terms`) lists in order, one look-up each
+ * is common (in COMMON_MATCHES links or more). A term of three characters or more is its own FTS5
+ * phrase. A term of two characters is below the trigram, but every place it stands in a title,
+ * URL or slug begins one of the index's trigrams (the index pads each column; migration
+ * 0123_link_search_short_terms): its links are those of the trigrams that begin with it, which the
+ * index's vocabulary (`links_fts_terms`) lists in order, one look-up each
  * (docs/decisions/0087-two-character-terms-from-the-trigram-vocabulary.md). A term of one
  * character begins too many trigrams to list; its links are tested one by one.
  */
@@ -14,7 +14,7 @@ import type { Executor } from '../../db/schema.js'
 import { containing, ftsPhrase } from '../../db/text-search.js'
 import { COMMON_MATCHES, TRIGRAM } from './search-terms.repo.js'
 
-/** What the trigram index is asked for a term, and what it found. */
+/** What the trigram index is asked for a term. */
 export interface IndexedTerm {
   /** An FTS5 query of `links_fts`; null where no trigram begins with the term: no link holds it. */
   query: string | null
@@ -24,8 +24,6 @@ export interface IndexedTerm {
    * for the two characters beyond ASCII that the index folds into ASCII (FOLDED_INTO_ASCII).
    */
   like: string | null
-  /** Whether COMMON_MATCHES links or more hold it, seen by the person or not. */
-  common: boolean
 }
 
 /** The most trigrams a two-character term is looked up by (each a look-up of about 30 µs). */
@@ -65,9 +63,13 @@ const selectMatchCount = compiledOnce(['query'], (ex, p) => {
   return ex.selectFrom(sql`(${matches})`.as('matches')).select(sql<number>`count(*)`.as('n'))
 })
 
-/** Whether the FTS5 query finds COMMON_MATCHES links or more (counted up to there). */
-async function isCommon(ex: Executor, query: string): Promise<boolean> {
-  const [row] = await selectMatchCount(ex, { query })
+/**
+ * Whether the index finds the term in COMMON_MATCHES links or more, seen by the person or not
+ * (counted up to there).
+ */
+export async function isCommonTerm(ex: Executor, indexed: IndexedTerm): Promise<boolean> {
+  if (indexed.query === null) return false
+  const [row] = await selectMatchCount(ex, { query: indexed.query })
   return row !== undefined && row.n >= COMMON_MATCHES
 }
 
@@ -107,14 +109,10 @@ async function twoCharacterQuery(ex: Executor, folded: string): Promise<string |
  */
 export async function indexedTerm(ex: Executor, q: string): Promise<IndexedTerm | null> {
   const length = [...q].length
-  if (length >= TRIGRAM) {
-    const query = ftsPhrase(q)
-    return { query, like: null, common: await isCommon(ex, query) }
-  }
+  if (length >= TRIGRAM) return { query: ftsPhrase(q), like: null }
   const folded = length === TRIGRAM - 1 ? foldedAsLike(q) : null
   if (folded === null) return null
   const query = await twoCharacterQuery(ex, folded)
   if (query === undefined) return null
-  const like = FOLDED_INTO_ASCII.test(folded) ? containing(q) : null
-  return { query, like, common: query !== null && (await isCommon(ex, query)) }
+  return { query, like: FOLDED_INTO_ASCII.test(folded) ? containing(q) : null }
 }
