@@ -60,11 +60,12 @@ export interface ListedLink {
   slug: string | null
 }
 
-/** Every page of `GET /api/links?<query>` (50 links a page), followed by its cursor. */
+/** Every page of `GET /api/links?<query>` (50 links a page unless told), followed by its cursor. */
 export async function listAllLinks(
   t: TestContext,
   token: string,
   query: string,
+  pageSize = 50,
 ): Promise<ListedLink[]> {
   const items: ListedLink[] = []
   let cursor: string | null = null
@@ -72,7 +73,7 @@ export async function listAllLinks(
     const after: string = cursor === null ? '' : `&cursor=${cursor}`
     const response = await t.app.inject({
       method: 'GET',
-      url: `/api/links?${query}&limit=50${after}`,
+      url: `/api/links?${query}&limit=${pageSize}${after}`,
       headers: bearer(token),
     })
     if (response.statusCode !== 200)

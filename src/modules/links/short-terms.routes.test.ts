@@ -14,7 +14,7 @@ import {
   type SignedIn,
   type TestUser,
 } from '../../../test/helpers/factories.js'
-import { createLink, importJsonLinks, type LinkJson } from '../../../test/helpers/links.js'
+import { createLink, importJsonLinks, listAllLinks } from '../../../test/helpers/links.js'
 import { statementsOf } from '../../../test/helpers/query-plans.js'
 import { MOST_TRIGRAMS } from './term-index.repo.js'
 
@@ -56,16 +56,8 @@ const get = async <T>(url: string): Promise<T> => {
 
 /** Every page of the search, two links at a time. */
 async function pages(q: string, extra = ''): Promise<string[]> {
-  const found: string[] = []
-  let cursor: string | null = null
-  do {
-    const after: string = cursor === null ? '' : `&cursor=${cursor}`
-    const query = `q=${encodeURIComponent(q)}&limit=2${extra}${after}`
-    const page = await get<{ items: LinkJson[]; next_cursor: string | null }>(`/api/links?${query}`)
-    found.push(...page.items.map((item) => item.id))
-    cursor = page.next_cursor
-  } while (cursor !== null)
-  return found
+  const query = `q=${encodeURIComponent(q)}${extra}`
+  return (await listAllLinks(t, person.token, query, 2)).map((link) => link.id)
 }
 
 /** The page, the count, the links not pinned and the most clicked order of one term. */
