@@ -9,8 +9,8 @@ import type { MigrationEngine } from './column-types.js'
  * are those of the index's trigrams that begin with it, which `links_fts_terms` (FTS5's
  * vocabulary of the index, by instance) lists in order
  * (docs/decisions/0087-two-character-terms-from-the-trigram-vocabulary.md). A term of three
- * characters or more finds what it found before: none of its trigrams holds U+0001. Nothing
- * changes on PostgreSQL.
+ * characters or more finds the same links with the padding as without: none of its trigrams
+ * holds U+0001. Nothing changes on PostgreSQL.
  */
 export async function up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void> {
   if (engine === 'postgres') return

@@ -26,6 +26,7 @@ import {
   filteredOwnersPage,
   ownersPage,
   pageOwners,
+  type OwnersOrder,
 } from './owners-page.repo.js'
 import { walkedSearchPage } from './search-walk.repo.js'
 import { ownersCount, ownersSearchPage } from './search-by-owner.repo.js'
@@ -345,6 +346,24 @@ export async function countVisibleLinks(
 }
 
 /**
+ * A search's page read owner by owner — walked on SQLite, filtered on PostgreSQL — or null where
+ * it is not read so (search-walk.repo.ts, search-by-owner.repo.ts).
+ */
+function searchPageByOwner(
+  ex: Executor,
+  userId: string,
+  filters: LinkFilters,
+  q: string,
+  indexed: IndexedTerm | null,
+  window: PageWindow,
+  order: OwnersOrder = 'newest',
+): Promise<VisibleLink[] | null> {
+  return isPostgres(ex)
+    ? ownersSearchPage(ex, userId, filters, q, window, order)
+    : walkedSearchPage(ex, userId, filters, { q, indexed }, window, order)
+}
+
+/**
  * Newest first; `tagId` matches only the user's own tag, `q` the title, URL or slug ignoring case.
  */
 export async function listVisibleLinks(
@@ -370,9 +389,7 @@ export async function listVisibleLinks(
   const indexed = await indexedSearch(ex, filters)
   const newestUnpinned = newestOfAll && filters.pinned !== true
   if (newestUnpinned && filters.q !== undefined) {
-    const byOwner = isPostgres(ex)
-      ? await ownersSearchPage(ex, userId, filters, filters.q, window)
-      : await walkedSearchPage(ex, userId, filters, { q: filters.q, indexed }, window)
+    const byOwner = await searchPageByOwner(ex, userId, filters, filters.q, indexed, window)
     if (byOwner !== null) return byOwner
   }
   if (newestUnpinned && indexed !== null) return searchPage(ex, userId, filters, indexed, window)
@@ -406,9 +423,7 @@ async function mostClicked(
   const byOwner = !narrowedBeforeTheTerm(filters)
   const indexed = await indexedSearch(ex, filters)
   if (byOwner && filters.q !== undefined) {
-    const page = isPostgres(ex)
-      ? await ownersSearchPage(ex, userId, filters, filters.q, window, 'clicks')
-      : await walkedSearchPage(ex, userId, filters, { q: filters.q, indexed }, window, 'clicks')
+    const page = await searchPageByOwner(ex, userId, filters, filters.q, indexed, window, 'clicks')
     if (page !== null) return page
   }
   const owners = byOwner && filters.q === undefined ? await pageOwners(ex, userId, filters) : null

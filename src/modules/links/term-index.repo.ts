@@ -27,7 +27,7 @@ export interface IndexedTerm {
 }
 
 /** The most trigrams a two-character term is looked up by (each a look-up of about 30 µs). */
-export const MOST_TRIGRAMS = { count: 32 }
+const MOST_TRIGRAMS = 32
 
 /**
  * The ASCII letters that SQLite's FTS5 folds a character beyond ASCII into: the Kelvin sign
@@ -95,9 +95,9 @@ async function twoCharacterQuery(ex: Executor, folded: string): Promise<string |
   const trigrams = await selectTrigrams(ex, {
     from: folded,
     to: folded + LAST_CHARACTER,
-    limit: MOST_TRIGRAMS.count + 1,
+    limit: MOST_TRIGRAMS + 1,
   })
-  if (trigrams.length > MOST_TRIGRAMS.count) return undefined
+  if (trigrams.length > MOST_TRIGRAMS) return undefined
   if (trigrams.length === 0) return null
   return trigrams.map((trigram) => ftsPhrase(trigram.term)).join(' OR ')
 }

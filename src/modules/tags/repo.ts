@@ -49,12 +49,10 @@ async function countLinks(
     ${storedCounts(userId, tagIds, reachable)}
     union all
     ${sharedTaggings(ex, userId, reachable)}`.execute(ex)
-  const wanted = new Set(tagIds)
+  // The shared part holds all the person's tags on shared links; the caller reads the page's.
   const counts = new Map<string, number>()
   // PostgreSQL answers bigint as text; both engines give a number here.
-  for (const row of rows)
-    if (wanted.has(row.tag_id))
-      counts.set(row.tag_id, (counts.get(row.tag_id) ?? 0) + Number(row.n))
+  for (const row of rows) counts.set(row.tag_id, (counts.get(row.tag_id) ?? 0) + Number(row.n))
   return counts
 }
 
