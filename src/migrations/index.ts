@@ -56,6 +56,7 @@ import * as m0120 from './0120_link_search_stored_lower.js'
 import * as m0121 from './0121_link_recent_clicks.js'
 import * as m0122 from './0122_tag_link_counts.js'
 import * as m0123 from './0123_link_search_short_terms.js'
+import * as m0124 from './0124_link_search_pairs.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -116,4 +117,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0121_link_recent_clicks': m0121,
   '0122_tag_link_counts': m0122,
   '0123_link_search_short_terms': m0123,
+  '0124_link_search_pairs': m0124,
 }

@@ -4,10 +4,11 @@
  * A page (the first, or one deep in the list by cursor) reads each owner's newest links from its
  * index instead of all 40,000 visible ones; from 3 characters on, a search (GET /api/links?q=)
  * reads its candidates from trigrams (PostgreSQL pg_trgm, SQLite FTS5 — whose table also decides
- * the page, so SQLite reads links for the page's rows only); on SQLite a term in most titles is
- * found by walking the person's newest links instead, the pinned ones from the pins, and a count
- * stops past 1,000. Shorter terms and characters with a meaning to LIKE or FTS5 still find what
- * they contain.
+ * the page, so SQLite reads links for the page's rows only), and a rare term of two characters
+ * from SQLite's trigram vocabulary and PostgreSQL's index of character pairs; on SQLite a term in
+ * most titles is found by walking the person's newest links instead, the pinned ones from the
+ * pins, and a count stops past 1,000. Shorter terms and characters with a meaning to LIKE or FTS5
+ * still find what they contain.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sql } from 'kysely'
@@ -469,30 +470,51 @@ describe('GET /api/links?q= with 100,000 links', () => {
     }
   })
 
-  it('reads a term of 2 characters in few titles through the trigram index, not each link', async () => {
+  it('reads a term of 2 characters in few titles from an index, not each link', async () => {
     // "qu" is in the 250 titles with the word, 100 of them visible.
     const expected = (await visibleInOrder())
       .filter((row) => /^(mine|team)-\d+$/.test(row.id) && Number(row.id.split('-')[1]) % 400 === 0)
       .map((row) => row.id)
     expect(expected).toHaveLength(100)
+    const pairsRead = /link_search_pairs\(links\.search_lower\) @>/
+    const pagesRead: Statement[] = []
     const paging = await sqliteReadsDuring(async () => {
-      const first = await search('qU')
-      expect(first.items.map((item) => item.id)).toEqual(expected.slice(0, 50))
-      const second = await search('qU', first.next_cursor!)
-      expect(second.items.map((item) => item.id)).toEqual(expected.slice(50))
-      expect(second.next_cursor).toBeNull()
-    })
-    const counting = await sqliteReadsDuring(async () => {
-      const response = await t.app.inject({
-        method: 'GET',
-        url: '/api/links/count?q=qU',
-        headers: bearer(user.token),
+      const caught = await statementsOf(pairsRead, async () => {
+        const first = await search('qU')
+        expect(first.items.map((item) => item.id)).toEqual(expected.slice(0, 50))
+        const second = await search('qU', first.next_cursor!)
+        expect(second.items.map((item) => item.id)).toEqual(expected.slice(50))
+        expect(second.next_cursor).toBeNull()
       })
-      expect(response.json()).toEqual({ total: 100, capped: false })
+      pagesRead.push(...caught)
+    })
+    const countsRead: Statement[] = []
+    const counting = await sqliteReadsDuring(async () => {
+      const caught = await statementsOf(pairsRead, async () => {
+        const response = await t.app.inject({
+          method: 'GET',
+          url: '/api/links/count?q=qU',
+          headers: bearer(user.token),
+        })
+        expect(response.json()).toEqual({ total: 100, capped: false })
+      })
+      countsRead.push(...caught)
     })
     const unpinned = await search('qU', undefined, false)
     expect(unpinned.items.map((item) => item.id)).toEqual(expected.slice(0, 50))
-    if (t.database.engine === 'postgres') return
+    if (t.database.engine === 'postgres') {
+      // The statistics make the term rare: the pages and the count read its 250 links from the
+      // index of character pairs; testing the 40,002 visible links touched over 1,000 buffers.
+      expect(pagesRead).toHaveLength(2)
+      expect(countsRead).toHaveLength(1)
+      for (const statement of [...pagesRead, ...countsRead]) {
+        const plan = await postgresPlanOf(t, statement)
+        expect(plan.text, plan.text).toMatch(/links_search_pairs_idx/)
+        expect(plan.seqScans).not.toContain('links')
+        expect(plan.buffers, plan.text).toBeLessThan(400)
+      }
+      return
+    }
     // The vocabulary lists the index's trigrams that begin with the term, one look-up each; their
     // matches, counted up to 1,000, make the term rare: the page and the count are read from them
     // — the word search's statements — and no link is tested for the term (no LIKE).

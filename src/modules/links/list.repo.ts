@@ -29,19 +29,27 @@ import {
   type OwnersOrder,
 } from './owners-page.repo.js'
 import { walkedSearchPage } from './search-walk.repo.js'
-import { ownersCount, ownersSearchPage } from './search-by-owner.repo.js'
-import { containsTest, notPinnedBy, postgresContains } from './search-terms.repo.js'
+import { ownersCount, ownersSearchPage, readsPairs } from './search-by-owner.repo.js'
+import {
+  containsTest,
+  notPinnedBy,
+  postgresContains,
+  postgresPairTest,
+} from './search-terms.repo.js'
 import { indexedTerm, isCommonTerm, type IndexedTerm } from './term-index.repo.js'
 import { asVisible, linksAsSeenBy, visibleLinks, type VisibleLink } from './visible.repo.js'
 
 /**
  * True where the link's title, URL or slug contains `q`, ignoring case. PostgreSQL compares its
  * stored lower-cased copy of the three (postgresContains), which its pg_trgm index answers from 3
- * characters on. On SQLite the trigram index finds the links (`indexed`: term-index.repo.ts), each
- * tested with LIKE as well where `indexed.like` asks; without it each visible link is tested.
+ * characters on; a rare term of two characters is one of the copy's pairs of characters, which
+ * its pairs index answers (`pairs`: readsPairs). On SQLite the trigram index finds the links
+ * (`indexed`: term-index.repo.ts), each tested with LIKE as well where `indexed.like` asks; without
+ * it each visible link is tested.
  */
-function matchesSearch(ex: Executor, q: string, indexed: IndexedTerm | null) {
-  if (isPostgres(ex)) return postgresContains(q)
+function matchesSearch(ex: Executor, q: string, search: TermIndexes) {
+  if (isPostgres(ex)) return search.pairs ? postgresPairTest(q) : postgresContains(q)
+  const { indexed } = search
   if (indexed === null) return anyContains(['links.title', 'links.url', 'links.slug'], q)
   if (indexed.query === null) return sql<boolean>`0`
   const matches = sql`select link_search_rows.link_id from link_search_rows where link_search_rows.id in (${ftsMatches(indexed.query)})`
@@ -62,6 +70,28 @@ function ftsMatches(query: string) {
 async function indexedSearch(ex: Executor, filters: LinkFilters): Promise<IndexedTerm | null> {
   if (isPostgres(ex) || filters.q === undefined || narrowedBeforeTheTerm(filters)) return null
   return indexedTerm(ex, filters.q)
+}
+
+/** How the general statement reads the filters' term from an index, on either engine. */
+interface TermIndexes {
+  /** SQLite's trigram index (indexedSearch). */
+  indexed: IndexedTerm | null
+  /** PostgreSQL's index of character pairs, for a rare term of two characters (readsPairs). */
+  pairs: boolean
+}
+
+/** TermIndexes for the filters, SQLite's `indexed` as found already. */
+async function termIndexes(
+  ex: Executor,
+  filters: LinkFilters,
+  indexed: IndexedTerm | null,
+): Promise<TermIndexes> {
+  const pairs =
+    isPostgres(ex) &&
+    filters.q !== undefined &&
+    !narrowedBeforeTheTerm(filters) &&
+    (await readsPairs(ex, filters.q))
+  return { indexed, pairs }
 }
 
 /** What a search page's statement is run with (or, compiled once, the placeholders for it). */
@@ -177,15 +207,10 @@ function searchRowLike(pattern: string): RawBuilder<boolean> {
 }
 
 /**
- * The visible links matching the filters (all but the collection and the order); on SQLite the
- * term's links found by `indexed` (indexedSearch), or each visible link tested where it is null.
+ * The visible links matching the filters (all but the collection and the order); the term's links
+ * found by `search` (matchesSearch), or each visible link tested.
  */
-function filteredLinks(
-  ex: Executor,
-  userId: string,
-  filters: LinkFilters,
-  indexed: IndexedTerm | null,
-) {
+function filteredLinks(ex: Executor, userId: string, filters: LinkFilters, search: TermIndexes) {
   let query = visibleLinks(ex, userId)
   // A tag's links as an `in` list, which SQLite reads by the tag's index and then each link by its
   // key; a test of each visible link for the tag would walk all of them.
@@ -205,7 +230,7 @@ function filteredLinks(
     query = query.where(
       narrowedBeforeTheTerm(filters) && !isPostgres(ex)
         ? sql<boolean>`${containsTest(filters.q)}`
-        : matchesSearch(ex, filters.q, indexed),
+        : matchesSearch(ex, filters.q, search),
     )
   for (const condition of ownerConditions(filters, userId, LINK_COLUMNS))
     query = query.where(condition)
@@ -313,9 +338,10 @@ async function countSearchMatches(
  * own statement counted, so it reads the same owners' indexes (visibleToIndexed) and never more
  * rows than the person can see. On SQLite it stops once past `most`: the count runs on the event
  * loop's thread, and a term in most links would have it read them all. On PostgreSQL a count
- * without a term, or with a common or short one, is read owner by owner and stops there too; the
- * others count every match: with a limit on the general statement its planner reads the links
- * table from its start until it has found enough, all of it where the person's links come last.
+ * without a term, or with a common one or one of one character, is read owner by owner and stops
+ * there too; the others count every match: with a limit on the general statement its planner reads
+ * the links table from its start until it has found enough, all of it where the person's links come
+ * last.
  */
 export async function countVisibleLinks(
   ex: Executor,
@@ -333,7 +359,7 @@ export async function countVisibleLinks(
     const counted = isPostgres(ex) ? await ownersCount(ex, userId, filters, most) : null
     if (counted !== null) return counted
   }
-  let query = filteredLinks(ex, userId, filters, indexed)
+  let query = filteredLinks(ex, userId, filters, await termIndexes(ex, filters, indexed))
   if (filters.collectionId !== undefined) query = inCollection(query, userId, filters.collectionId)
   const matching = query.clearSelect().select('links.id')
   const counted = isPostgres(ex) ? matching : matching.limit(most + 1)
@@ -382,8 +408,8 @@ export async function listVisibleLinks(
   // statement is built only for the other filters and orders. A search's page — also the page of
   // the links not pinned, which the screen and the palette ask for — is read owner by owner where
   // its term is common or of one character: walked on SQLite (search-walk.repo.ts), filtered on
-  // PostgreSQL (search-by-owner.repo.ts); on SQLite else from the trigram index, a term of two
-  // characters too (term-index.repo.ts).
+  // PostgreSQL (search-by-owner.repo.ts); else from the trigram index, a term of two characters
+  // too (SQLite: term-index.repo.ts; PostgreSQL: from its index of character pairs).
   if (filters.mostClicked && filters.collectionId === undefined)
     return mostClicked(ex, userId, filters, window)
   const indexed = await indexedSearch(ex, filters)
@@ -397,7 +423,7 @@ export async function listVisibleLinks(
     const owners = await pageOwners(ex, userId, filters)
     if (owners !== null) return (await ownersPage(ex, owners, window)).map(asVisible)
   }
-  const query = filteredLinks(ex, userId, filters, indexed)
+  const query = filteredLinks(ex, userId, filters, await termIndexes(ex, filters, indexed))
   if (filters.collectionId !== undefined)
     return (await inCollectionOrder(ex, query, userId, filters.collectionId, window)).map(
       (row) => ({
@@ -435,8 +461,9 @@ async function mostClicked(
     return rows.map(asPageLink)
   }
   assertOrderCursor(window, 'clicks')
+  const search = await termIndexes(ex, filters, indexed)
   const ordered = keyset(
-    filteredLinks(ex, userId, filters, indexed).select('links.recent_clicks as clicks_sort'),
+    filteredLinks(ex, userId, filters, search).select('links.recent_clicks as clicks_sort'),
     window,
     { column: 'recent_clicks', table: 'links', direction: 'desc' },
   )

@@ -1,14 +1,16 @@
 /**
- * PostgreSQL: a search whose term is in a good part of the links, or of one or two characters, is
- * read owner by owner (owners-page.repo.ts filteredOwnersPage) instead of from the trigram index.
- * The index hands a common term's matches over in no useful order — `handbook` in 99,751 of
- * 100,000 titles — and ordering them all to keep the newest 51 reads every one; read newest first
- * from each owner's index, the page is full after about 51 links. The statement is planned for its
- * term, so for each owner PostgreSQL still picks the trigram index where the term is rare among
- * that owner's links. Which way a term goes is decided by PostgreSQL's own statistics: how many
- * links there are, and the share of its sample of the searched text that holds the term. On an
- * instance of fewer than a thousand links every search reads the trigram index, which costs less
- * there (docs/decisions/0079-postgresql-common-terms-read-owner-by-owner.md).
+ * PostgreSQL: a search whose term is in a good part of the links, or of one character, is read
+ * owner by owner (owners-page.repo.ts filteredOwnersPage) instead of from an index of the
+ * searched text — the trigram index, or for a term of two characters the index of character
+ * pairs (search-terms.repo.ts postgresPairTest). An index hands a common term's matches over in no
+ * useful order — `handbook` in 99,751 of 100,000 titles — and ordering them all to keep the newest
+ * 51 reads every one; read newest first from each owner's index, the page is full after about 51
+ * links. The statement is planned for its term, so for each owner PostgreSQL still picks the
+ * trigram index where the term is rare among that owner's links. Which way a term goes is decided
+ * by PostgreSQL's own statistics: how many links there are, and the share of its sample of the
+ * searched text that holds the term. On an instance of fewer than a thousand links every search
+ * reads the trigram index, or tests each link for a shorter term, which costs less there
+ * (docs/decisions/0079-postgresql-common-terms-read-owner-by-owner.md).
  */
 import { sql } from 'kysely'
 import type { PageWindow } from '../../db/keyset.js'
@@ -21,7 +23,7 @@ import {
   pageOwners,
   type OwnersOrder,
 } from './owners-page.repo.js'
-import { COMMON_MATCHES, notPinnedBy, postgresContains, TRIGRAM } from './search-terms.repo.js'
+import { COMMON_MATCHES, notPinnedBy, PAIR, postgresContains } from './search-terms.repo.js'
 import type { VisibleLink } from './visible.repo.js'
 
 /** A term in at least this share of the links (by the statistics' sample) may be common. */
@@ -104,18 +106,49 @@ export function sampledShare(sample: SearchTextSample, term: string): number {
 
 /**
  * Whether a search for `q` (a count without a term: undefined) is read owner by owner: on an
- * instance of COMMON_MATCHES links or more, for a term of one or two characters, or none, and for a
- * term the statistics' sample expects in COMMON_SHARE of the links and in COMMON_MATCHES of them
- * (as SQLite walks a term with that many matches). Below, reading the matches and ordering them
- * costs less than the owners' statement.
+ * instance of COMMON_MATCHES links or more, for a term of one character, or none, for one of two
+ * characters not read from the pairs index (readsPairs), and for a longer term the statistics'
+ * sample expects in COMMON_SHARE of the links and in COMMON_MATCHES of them (as SQLite walks a
+ * term with that many matches). Below, reading the matches and ordering them costs less than the
+ * owners' statement.
  */
 async function readsOwnerByOwner(ex: Executor, q: string | undefined): Promise<boolean> {
-  const { links, sample } = await linkStatistics(ex)
-  if (links < COMMON_MATCHES) return false
-  if (q === undefined || [...q].length < TRIGRAM) return true
-  if (sample === null) return false
-  const share = sampledShare(sample, q.toLowerCase())
-  return share >= COMMON_SHARE && share * links >= COMMON_MATCHES
+  const statistics = await linkStatistics(ex)
+  if (statistics.links < COMMON_MATCHES) return false
+  if (q === undefined || [...q].length < PAIR) return true
+  if ([...q].length === PAIR) return !rareEnoughForPairs(statistics, q)
+  if (statistics.sample === null) return false
+  const share = sampledShare(statistics.sample, q.toLowerCase())
+  return share >= COMMON_SHARE && share * statistics.links >= COMMON_MATCHES
+}
+
+/** A page's links and the one more that tells whether a next page follows. */
+const PAGE_WITH_NEXT = 51
+
+/**
+ * Whether the statistics' sample expects the two-character term in few enough links that reading
+ * them all from the pairs index costs less than a walk owner by owner: the index hands over every
+ * match (about 1 µs each with the page's ordering), the walk tests about PAGE_WITH_NEXT / share
+ * links — equal where the matches are √(PAGE_WITH_NEXT × links): 2,258 at 100,000 links, where a
+ * term in 3,970 took 4.4 ms from the index. Without a sample, or for a term with a line feed
+ * (which the searched text's joins would hold), no.
+ */
+function rareEnoughForPairs(statistics: LinkStatistics, q: string): boolean {
+  if (statistics.sample === null || q.includes('\n')) return false
+  const expected = sampledShare(statistics.sample, q.toLowerCase()) * statistics.links
+  return expected < Math.sqrt(PAGE_WITH_NEXT * statistics.links)
+}
+
+/**
+ * Whether the links holding a two-character term are read from the pairs index
+ * (postgresPairTest): on an instance of COMMON_MATCHES links or more, a term rare enough
+ * (rareEnoughForPairs). A commoner one is read owner by owner, each link tested with LIKE, and on
+ * a smaller instance LIKE tests the few links for less than the pairs index costs.
+ */
+export async function readsPairs(ex: Executor, q: string): Promise<boolean> {
+  if ([...q].length !== PAIR) return false
+  const statistics = await linkStatistics(ex)
+  return statistics.links >= COMMON_MATCHES && rareEnoughForPairs(statistics, q)
 }
 
 /**

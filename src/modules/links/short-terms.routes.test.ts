@@ -1,6 +1,7 @@
 /**
  * A search of two characters (`GET /api/links?q=`) among more links than the walk's first round
- * tests, whose links on SQLite come from the trigram index's vocabulary: the term at the end of a
+ * tests, whose links come on SQLite from the trigram index's vocabulary and on PostgreSQL from its
+ * index of character pairs (the instance holds 1,000 links or more): the term at the end of a
  * title, a slug of two characters, upper case, characters without case, a title changed, a link
  * deleted — the page, the count, the links not pinned and the most clicked order all agree with
  * the term's own meaning, as the links tested one by one where the index is not asked (a term of
@@ -15,12 +16,19 @@ import {
   type TestUser,
 } from '../../../test/helpers/factories.js'
 import { createLink, importJsonLinks, listAllLinks } from '../../../test/helpers/links.js'
-import { sqliteReadsDuring, statementsOf } from '../../../test/helpers/query-plans.js'
+import {
+  analyzeIfPostgres,
+  sqliteReadsDuring,
+  statementsOf,
+} from '../../../test/helpers/query-plans.js'
 
 const t = useTestApp({ env: { RATE_LIMIT_GENERAL: '0' } })
 
-/** More than the walk's first round (128): the walk gives up on a term in none of them. */
-const NEWER_LINKS = 150
+/**
+ * More than the walk's first round (128): the walk gives up on a term in none of them; and with the
+ * others more than 1,000, from which PostgreSQL reads a rare term from an index.
+ */
+const NEWER_LINKS = 1000
 
 /** What follows "Zq" in as many titles: 33 trigrams begin with "zq", more than are looked up. */
 const AFTER_ZQ = 'abcdefghijklmnoprstvwxy0123456789'
@@ -50,6 +58,7 @@ beforeAll(async () => {
     title: 'Filler',
   }))
   expect((await importJsonLinks(t, person.token, newer)).imported).toBe(NEWER_LINKS)
+  await analyzeIfPostgres(t)
 })
 
 const get = async <T>(url: string): Promise<T> => {
@@ -92,17 +101,37 @@ async function expectFinds(q: string, names: string[]): Promise<void> {
 
 describe('a search of one or two characters among many links', () => {
   it('finds the term wherever it stands, in any ASCII case, as LIKE does', async () => {
-    const statements = await statementsOf(/links_fts_terms/, () =>
+    const statements = await statementsOf(/links_fts_terms|links"?\."?search_lower/, () =>
       expectFinds('qu', ['endOfTitle', 'slugOfTwo', 'upperCase', 'inUrl']),
     )
-    // SQLite asks the trigram index's vocabulary for the trigrams that begin with the term.
-    expect(statements.length).toBe(t.database.engine === 'sqlite' ? 1 : 0)
+    const texts = statements.map((statement) => statement.text)
+    if (t.database.engine === 'sqlite') {
+      // SQLite asks the trigram index's vocabulary for the trigrams that begin with the term.
+      expect(texts.filter((text) => /links_fts_terms/.test(text))).toHaveLength(1)
+    } else {
+      // PostgreSQL reads the term's links from its pairs index: no link is tested with LIKE.
+      expect(texts.length).toBeGreaterThan(0)
+      expect(
+        texts.filter((text) => !/link_search_pairs\(links\.search_lower\)/.test(text)),
+      ).toEqual([])
+    }
     await expectFinds('QU', ['endOfTitle', 'slugOfTwo', 'upperCase', 'inUrl'])
     await expectFinds('#', ['sign'])
     await expectFinds('東京', ['caseless'])
     await expectFinds('é', ['accent'])
     await expectFinds('fé', ['accent'])
     await expectFinds('zz', [])
+  })
+
+  it('reads a term in most links newest first, not every match from an index', async () => {
+    // "er" is in every filler's address ("filler"): the page is the newest 50, found by testing
+    // the newest links one by one (SQLite's walk, PostgreSQL's owners' page with LIKE).
+    const statements = await statementsOf(/link_search_pairs|links_fts_terms/, async () => {
+      const page = await get<{ items: { id: string }[] }>('/api/links?q=eR&limit=50')
+      const newest = await get<{ items: { id: string }[] }>('/api/links?limit=50')
+      expect(page.items.map((item) => item.id)).toEqual(newest.items.map((item) => item.id))
+    })
+    expect(statements.filter((statement) => / match |@>/.test(statement.text))).toEqual([])
   })
 
   it('keeps each engine’s case of the Kelvin sign: SQLite’s LIKE does not fold it', async () => {
