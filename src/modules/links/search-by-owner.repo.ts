@@ -24,85 +24,11 @@ import {
   type OwnersOrder,
 } from './owners-page.repo.js'
 import { COMMON_MATCHES, notPinnedBy, PAIR, postgresContains } from './search-terms.repo.js'
+import { linkStatistics, sampledShare, type LinkStatistics } from './search-statistics.repo.js'
 import type { VisibleLink } from './visible.repo.js'
 
 /** A term in at least this share of the links (by the statistics' sample) may be common. */
 const COMMON_SHARE = 0.05
-
-/** A sample of fewer values says too little: its terms are read from the trigram index. */
-const LEAST_SAMPLED = 20
-
-/** How long one read of the statistics is used, in milliseconds. */
-const STATISTICS_KEPT_MS = 60_000
-
-/** PostgreSQL's sample of `links.search_lower` (pg_stats): its common values and the others. */
-interface SearchTextSample {
-  common: { value: string; share: number }[]
-  /** The histogram's bounds: a sample of the values that are not common. */
-  others: string[]
-  /** The share of the links whose value is among the others. */
-  othersShare: number
-}
-
-interface StatisticsRow {
-  links: number
-  common_values: string[] | null
-  common_shares: number[] | null
-  others: string[] | null
-  null_share: number | null
-}
-
-/** What PostgreSQL's statistics say of the links: how many, and the sample of their text. */
-interface LinkStatistics {
-  links: number
-  sample: SearchTextSample | null
-}
-
-const kept = new WeakMap<Executor, { readAt: number; statistics: LinkStatistics }>()
-
-/** The links' statistics, read at most once a minute per database handle. */
-async function linkStatistics(ex: Executor): Promise<LinkStatistics> {
-  const last = kept.get(ex)
-  const now = performance.now()
-  if (last !== undefined && now - last.readAt < STATISTICS_KEPT_MS) return last.statistics
-  const { rows } = await sql<StatisticsRow>`select
-      greatest(c.reltuples, 0)::float8 as links,
-      s.most_common_vals::text::text[] as common_values,
-      s.most_common_freqs as common_shares,
-      s.histogram_bounds::text::text[] as others,
-      s.null_frac as null_share
-    from pg_class c
-    left join pg_stats s on s.schemaname = current_schema() and s.tablename = 'links'
-      and s.attname = 'search_lower'
-    where c.oid = 'links'::regclass`.execute(ex)
-  const row = rows[0]
-  const statistics = { links: row?.links ?? 0, sample: row === undefined ? null : sampleOf(row) }
-  kept.set(ex, { readAt: now, statistics })
-  return statistics
-}
-
-function sampleOf(row: StatisticsRow): SearchTextSample | null {
-  const values = row.common_values ?? []
-  const shares = row.common_shares ?? []
-  const common = values.map((value, i) => ({ value, share: shares[i] ?? 0 }))
-  const others = row.others ?? []
-  if (common.length + others.length < LEAST_SAMPLED) return null
-  const commonShare = shares.reduce((sum, share) => sum + share, 0)
-  const othersShare = Math.max(0, 1 - commonShare - (row.null_share ?? 0))
-  return { common, others, othersShare }
-}
-
-/** The share of the links whose searched text contains the (lower-cased) term, by the sample. */
-export function sampledShare(sample: SearchTextSample, term: string): number {
-  const inCommon = sample.common
-    .filter((entry) => entry.value.includes(term))
-    .reduce((sum, entry) => sum + entry.share, 0)
-  const inOthers =
-    sample.others.length === 0
-      ? 0
-      : sample.others.filter((value) => value.includes(term)).length / sample.others.length
-  return inCommon + sample.othersShare * inOthers
-}
 
 /**
  * Whether a search for `q` (a count without a term: undefined) is read owner by owner: on an
@@ -126,17 +52,20 @@ async function readsOwnerByOwner(ex: Executor, q: string | undefined): Promise<b
 const PAGE_WITH_NEXT = 51
 
 /**
- * Whether the statistics' sample expects the two-character term in few enough links that reading
- * them all from the pairs index costs less than a walk owner by owner: the index hands over every
- * match (about 1 µs each with the page's ordering), the walk tests about PAGE_WITH_NEXT / share
- * links — equal where the matches are √(PAGE_WITH_NEXT × links): 2,258 at 100,000 links, where a
- * term in 3,970 took 4.4 ms from the index. Without a sample, or for a term with a line feed
- * (which the searched text's joins would hold), no.
+ * Whether the two-character term is in few enough links that reading them all from the pairs
+ * index costs less than a walk owner by owner. The index hands over every match (about 1 µs each
+ * with the page's ordering), the walk tests about PAGE_WITH_NEXT / share links: equal where the
+ * matches are √(PAGE_WITH_NEXT × links) — 2,258 at 100,000 links, where a term in 3,970 took 4.4
+ * ms from the index. A pair the statistics list in the most links is judged by its share; one
+ * they do not list is in fewer links than those, and read from the index: its cost is bounded by
+ * theirs, where a walk for a rare term tests every visible link. Not before the index's first
+ * analysis, nor for a term with a line feed (which the searched text's joins would hold).
  */
 function rareEnoughForPairs(statistics: LinkStatistics, q: string): boolean {
-  if (statistics.sample === null || q.includes('\n')) return false
-  const expected = sampledShare(statistics.sample, q.toLowerCase()) * statistics.links
-  return expected < Math.sqrt(PAGE_WITH_NEXT * statistics.links)
+  if (statistics.pairs === null || q.includes('\n')) return false
+  const share = statistics.pairs.get(q.toLowerCase())
+  if (share === undefined) return true
+  return share * statistics.links < Math.sqrt(PAGE_WITH_NEXT * statistics.links)
 }
 
 /**

@@ -1,10 +1,10 @@
 /**
- * The share of the links a term is in, as PostgreSQL's statistics' sample of the searched text
- * says (search-by-owner.repo.ts): the common values by their own shares, the histogram's values
- * standing for the rest.
+ * What PostgreSQL's statistics say of the searched text (search-statistics.repo.ts): the share of
+ * the links a term is in, by the sample — the common values by their own shares, the histogram's
+ * values standing for the rest — and the shares of the pairs in the most links.
  */
 import { describe, expect, it } from 'vitest'
-import { sampledShare } from './search-by-owner.repo.js'
+import { pairSharesOf, sampledShare } from './search-statistics.repo.js'
 
 const sample = {
   common: [
@@ -27,5 +27,20 @@ describe('the sampled share of a term', () => {
   it('counts a term only within one line: the title, the URL or the slug', () => {
     expect(sampledShare(sample, 'handbookhttps')).toBe(0)
     expect(sampledShare({ ...sample, others: [] }, 'quokka')).toBe(0)
+  })
+})
+
+describe('the shares of the most common pairs', () => {
+  it('pairs each listed element with its share; before an analysis there are none', () => {
+    // PostgreSQL follows the elements' shares with their least and greatest and the nulls' share.
+    const shares = pairSharesOf(['ha', '\nh'], [0.9, 0.5, 0.5, 0.9, 0])
+    expect(shares).toEqual(
+      new Map([
+        ['ha', 0.9],
+        ['\nh', 0.5],
+      ]),
+    )
+    expect(pairSharesOf(null, null)).toBeNull()
+    expect(pairSharesOf(['ha'], [])).toBeNull()
   })
 })
