@@ -27,7 +27,7 @@ export const ENGINE_FREE: readonly string[] = [
   'src/modules/go/page-text.test.ts',
   'src/modules/links/bookmarks/candidate.test.ts',
   'src/modules/links/bookmarks/read-parts.test.ts',
-  'src/modules/links/search-by-owner.test.ts',
+  'src/modules/links/search-statistics.test.ts',
   'src/modules/mail/mailer.test.ts',
   'src/modules/organizations/roles.test.ts',
   'src/modules/scim/patch.property.test.ts',
