@@ -5,7 +5,7 @@ import type { MigrationEngine } from './column-types.js'
  * PostgreSQL: an index of the pairs of neighbouring characters of each link's searched text (the
  * lower-cased title, URL and slug of 0120_link_search_stored_lower), which answers a search term
  * of two characters: the text contains such a term exactly when the term is one of its pairs.
- * pg_trgm's index answers from three characters on; below, every link a person sees was tested
+ * pg_trgm's index answers from three characters on: a shorter pattern has no trigram to look up
  * (docs/decisions/0088-postgresql-two-character-terms-from-character-pairs.md).
  * `link_search_pairs(text)` lists the pairs, repeats included (GIN keeps each key once per row);
  * it is immutable, as an index expression must be, and reads nothing but its argument. The pending

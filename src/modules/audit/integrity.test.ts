@@ -29,22 +29,14 @@ const events = (n: number, action = 'test.event'): AuditEvent[] =>
     metadata: { n: i },
   }))
 
-/**
- * The service's own check at start runs beside the first requests and reads with the statements
- * the tests catch: wait until it has recorded its result.
- */
-async function startUpCheckRecorded(): Promise<void> {
-  for (let tries = 0; tries < 400; tries++) {
-    if ((await readMonitor(t.deps.db)).checkedAt !== null) return
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  throw new Error('the start-up check recorded no result within 10 s')
-}
-
 describe('the database check', () => {
   // First: SQLite prepares a statement's text once per file, and the plan is read from it.
   it('on an intact log, finds no event outside the tree from the leaf index alone', async () => {
-    await startUpCheckRecorded()
+    // The service's own check at start runs beside the first requests and reads with the
+    // statement caught here: it has recorded its result first.
+    await expect
+      .poll(async () => (await readMonitor(t.deps.db)).checkedAt, { timeout: 10_000 })
+      .not.toBeNull()
     await insertAuditEvents(t.deps.db, events(3))
     const size = await readTreeSize(t.deps.db)
     let outside: Awaited<ReturnType<typeof countEventsOutsideTree>> | undefined

@@ -41,8 +41,9 @@ const COMMON_SHARE = 0.05
 async function readsOwnerByOwner(ex: Executor, q: string | undefined): Promise<boolean> {
   const statistics = await linkStatistics(ex)
   if (statistics.links < COMMON_MATCHES) return false
-  if (q === undefined || [...q].length < PAIR) return true
-  if ([...q].length === PAIR) return !rareEnoughForPairs(statistics, q)
+  const length = q === undefined ? 0 : [...q].length
+  if (q === undefined || length < PAIR) return true
+  if (length === PAIR) return !rareEnoughForPairs(statistics, q)
   if (statistics.sample === null) return false
   const share = sampledShare(statistics.sample, q.toLowerCase())
   return share >= COMMON_SHARE && share * statistics.links >= COMMON_MATCHES
@@ -55,11 +56,12 @@ const PAGE_WITH_NEXT = 51
  * Whether the two-character term is in few enough links that reading them all from the pairs
  * index costs less than a walk owner by owner. The index hands over every match (about 1 µs each
  * with the page's ordering), the walk tests about PAGE_WITH_NEXT / share links: equal where the
- * matches are √(PAGE_WITH_NEXT × links) — 2,258 at 100,000 links, where a term in 3,970 took 4.4
- * ms from the index. A pair the statistics list in the most links is judged by its share; one
- * they do not list is in fewer links than those, and read from the index: its cost is bounded by
- * theirs, where a walk for a rare term tests every visible link. Not before the index's first
- * analysis, nor for a term with a line feed (which the searched text's joins would hold).
+ * matches are √(PAGE_WITH_NEXT × links), 2,258 at 100,000 links
+ * (docs/decisions/0088-postgresql-two-character-terms-from-character-pairs.md). A pair the
+ * statistics list in the most links is judged by its share; one they do not list is in fewer
+ * links than those, and read from the index: its cost is bounded by theirs, where a walk for a
+ * rare term tests every visible link. Not before the index's first analysis, nor for a term with
+ * a line feed (which the searched text's joins would hold).
  */
 function rareEnoughForPairs(statistics: LinkStatistics, q: string): boolean {
   if (statistics.pairs === null || q.includes('\n')) return false
