@@ -7,12 +7,12 @@
  * sign-ins) stays resident for as long as the service then stays idle (measured over 25 s,
  * docs/decisions/0059-idle-memory.md). Here, once no request has started for a whole `quietMs`
  * period and the heap's committed size has grown by `minGrowthBytes` since the last such
- * collection, `collect` runs — at most once per `minIntervalMs`; with `collectAtFirstQuiet`, also
- * at the first quiet period after the watch starts. A busy server is never quiet for that long
- * and is left to V8.
+ * collection, `collect` runs — at most once per `minIntervalMs`, so a quiet period that comes too
+ * soon waits for the interval to pass; with `collectAtFirstQuiet`, also at the first quiet period
+ * after the watch starts. A busy server is never quiet for that long and is left to V8.
  *
- * Per request this costs a counter increment; the timer runs only while requests arrive and stops
- * at the first quiet period.
+ * Per request this costs a counter increment; the timer runs only while requests arrive, and
+ * while a collection waits for its interval.
  */
 import type { Server } from 'node:http'
 
@@ -54,17 +54,21 @@ export function collectWhenIdle(server: Server, options: IdleCollectionOptions):
       seen = started
       return
     }
-    stopTimer()
     if (firstQuiet) {
       // Not counted against the interval: the work that follows the start (the first sign-ins)
       // grows the heap again soon after.
+      stopTimer()
       firstQuiet = false
       options.collect()
       baseline = options.heapSize()
       return
     }
     const grown = options.heapSize() - baseline >= options.minGrowthBytes
-    if (!grown || now() - lastCollection < options.minIntervalMs) return
+    // Quiet and grown but too soon after the last collection: the timer goes on, and the
+    // collection runs once the interval has passed, unless requests arrive first.
+    if (grown && now() - lastCollection < options.minIntervalMs) return
+    stopTimer()
+    if (!grown) return
     options.collect()
     lastCollection = now()
     baseline = options.heapSize()
