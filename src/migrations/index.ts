@@ -57,6 +57,7 @@ import * as m0121 from './0121_link_recent_clicks.js'
 import * as m0122 from './0122_tag_link_counts.js'
 import * as m0123 from './0123_link_search_short_terms.js'
 import * as m0124 from './0124_link_search_pairs.js'
+import * as m0125 from './0125_link_search_one_character_terms.js'
 
 export interface EngineMigration {
   up(db: Kysely<unknown>, engine: MigrationEngine): Promise<void>
@@ -118,4 +119,5 @@ export const migrations: Record<string, EngineMigration> = {
   '0122_tag_link_counts': m0122,
   '0123_link_search_short_terms': m0123,
   '0124_link_search_pairs': m0124,
+  '0125_link_search_one_character_terms': m0125,
 }

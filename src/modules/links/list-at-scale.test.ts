@@ -470,6 +470,39 @@ describe('GET /api/links?q= with 100,000 links', () => {
     }
   })
 
+  it('reads a term of 1 character in few titles from the index on SQLite', async () => {
+    // "q" stands in the 250 titles with the word (one trigram, "quo"), 100 of them visible, and
+    // in the text of a link made above.
+    const { rows } = await sql<{ id: string }>`select id from links
+      where (user_id = ${user.user.id} or organization_id = ${organizationId})
+        and (lower(title) like '%q%' or lower(url) like '%q%' or lower(slug) like '%q%')
+      order by created_at desc, id desc`.execute(t.deps.db)
+    const expected = rows.map((row) => row.id)
+    expect(expected.length).toBeGreaterThan(100)
+    const reads = await sqliteReadsDuring(async () => {
+      const found: string[] = []
+      let cursor: string | undefined
+      do {
+        const page = await search('Q', cursor)
+        found.push(...page.items.map((item) => item.id))
+        cursor = page.next_cursor ?? undefined
+      } while (cursor !== undefined)
+      expect(found).toEqual(expected)
+      const counted = await t.app.inject({
+        method: 'GET',
+        url: '/api/links/count?q=Q',
+        headers: bearer(user.token),
+      })
+      expect(counted.json()).toEqual({ total: expected.length, capped: false })
+    })
+    if (t.database.engine === 'postgres') return
+    expect(reads.filter((text) => / like /.test(text))).toEqual([])
+    const read = reads.find((text) => / match /.test(text) && !/limit 1000\)/.test(text))
+    const plan = (await sqlitePlanOf(t, { text: read!, values: [] })).join('\n')
+    expect(plan).toMatch(/SCAN links_fts VIRTUAL TABLE INDEX \d+:M/)
+    expect(plan).not.toMatch(/SCAN (links|link_search_rows)\b/)
+  })
+
   it('reads a term of 2 characters in few titles from an index, not each link', async () => {
     // "qu" is in the 250 titles with the word, 100 of them visible.
     const expected = (await visibleInOrder())

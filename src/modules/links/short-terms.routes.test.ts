@@ -1,11 +1,12 @@
 /**
- * A search of two characters (`GET /api/links?q=`) among more links than the walk's first round
- * tests, whose links come on SQLite from the trigram index's vocabulary and on PostgreSQL from its
- * index of character pairs (the instance holds 1,000 links or more): the term at the end of a
- * title, a slug of two characters, upper case, characters without case, a title changed, a link
- * deleted — the page, the count, the links not pinned and the most clicked order all agree with
- * the term's own meaning, as the links tested one by one where the index is not asked (a term of
- * one character, one with case beyond ASCII, one beginning too many trigrams) do.
+ * A search of one or two characters (`GET /api/links?q=`) among more links than the walk's first
+ * round tests, whose links come on SQLite from the trigram index's vocabulary and, for two
+ * characters, on PostgreSQL from its index of character pairs (the instance holds 1,000 links or
+ * more): the term at the end of a title, a slug of one or two characters, upper case, characters
+ * without case, a title changed, a link deleted — the page, the count, the links not pinned and
+ * the most clicked order all agree with the term's own meaning, as the links tested one by one
+ * where the index is not asked (a term with case beyond ASCII, one beginning too many trigrams, a
+ * term of one character on PostgreSQL) do.
  */
 import { beforeAll, describe, expect, it } from 'vitest'
 import { useTestApp } from '../../../test/helpers/app.js'
@@ -48,6 +49,7 @@ beforeAll(async () => {
     caseless: { url: 'https://g.example/six', title: '東京 office' },
     sign: { url: 'https://h.example/seven', title: 'Room #' },
     accent: { url: 'https://i.example/eight', title: 'Café' },
+    slugOfOne: { url: 'https://j.example/nine', title: 'Notes', slug: 'V' },
   }
   for (const character of AFTER_ZQ)
     links[`zq${character}`] = { url: `https://zq.example/${character}`, title: `Zq${character}` }
@@ -127,9 +129,14 @@ describe('a search of one or two characters among many links', () => {
     // "er" is in every filler's address ("filler"): the page is the newest 50, found by testing
     // the newest links one by one (SQLite's walk, PostgreSQL's owners' page with LIKE).
     const statements = await statementsOf(/link_search_pairs|links_fts_terms/, async () => {
-      const page = await get<{ items: { id: string }[] }>('/api/links?q=eR&limit=50')
       const newest = await get<{ items: { id: string }[] }>('/api/links?limit=50')
-      expect(page.items.map((item) => item.id)).toEqual(newest.items.map((item) => item.id))
+      for (const q of ['eR', 'E']) {
+        const page = await get<{ items: { id: string }[] }>(`/api/links?q=${q}&limit=50`)
+        expect(
+          page.items.map((item) => item.id),
+          q,
+        ).toEqual(newest.items.map((item) => item.id))
+      }
     })
     expect(statements.filter((statement) => / match |@>/.test(statement.text))).toEqual([])
   })
@@ -173,6 +180,23 @@ describe('a search of one or two characters among many links', () => {
     })
     expect(deleted.statusCode).toBe(204)
     await expectFinds('qu', ['slugOfTwo', 'upperCase', 'inUrl', 'spaced'])
+  })
+
+  it('reads a rare term of one character from the index, wherever it stands', async () => {
+    // "u" ends a slug and a title renamed above, and stands in a word and an address; "v" is a
+    // slug of one character, ends the title and the address of "Zqv" and stands in two addresses.
+    const u = ['slugOfTwo', 'upperCase', 'inUrl', 'spaced']
+    const reads = await sqliteReadsDuring(async () => {
+      await expectFinds('u', u)
+      await expectFinds('U', u)
+      await expectFinds('v', ['kelvin', 'sign', 'slugOfOne', 'zqv'])
+    })
+    await expectFinds('東', ['caseless'])
+    await expectFinds('w', ['slugOfTwo', 'inUrl', 'spaced', 'zqw'])
+    if (t.database.engine === 'postgres') return
+    expect(reads.some((text) => /links_fts_terms/.test(text))).toBe(true)
+    expect(reads.some((text) => / match /.test(text))).toBe(true)
+    expect(reads.filter((text) => / like /.test(text))).toEqual([])
   })
 
   it('tests each link for a term that begins too many trigrams to be looked up', async () => {

@@ -1,12 +1,13 @@
 /**
  * SQLite: how the links' trigram index is asked for a search term's links, and whether the term
  * is common (in COMMON_MATCHES links or more). A term of three characters or more is its own FTS5
- * phrase. A term of two characters is below the trigram, but every place it stands in a title,
- * URL or slug begins one of the index's trigrams (the index pads each column; migration
- * 0123_link_search_short_terms): its links are those of the trigrams that begin with it, which the
- * index's vocabulary (`links_fts_terms`) lists in order, one look-up each
- * (docs/decisions/0087-two-character-terms-from-the-trigram-vocabulary.md). A term of one
- * character begins too many trigrams to list; its links are tested one by one.
+ * phrase. A shorter term is below the trigram, but every place it stands in a title, URL or slug
+ * begins one of the index's trigrams (the index pads each column with two U+0001; migrations
+ * 0123_link_search_short_terms and 0125_link_search_one_character_terms): its links are those of
+ * the trigrams that begin with it, which the index's vocabulary (`links_fts_terms`) lists in
+ * order, one look-up each (docs/decisions/0087-two-character-terms-from-the-trigram-vocabulary.md,
+ * 0089-one-character-terms-from-the-trigram-vocabulary.md). A term that begins more trigrams than
+ * that is worth listing (a common letter does) is tested link by link, as the walk does.
  */
 import { sql } from 'kysely'
 import { compiledOnce } from '../../db/precompiled.js'
@@ -26,7 +27,7 @@ export interface IndexedTerm {
   like: string | null
 }
 
-/** The most trigrams a two-character term is looked up by (each a look-up of about 30 µs). */
+/** The most trigrams a short term is looked up by (each a look-up of about 30 µs). */
 const MOST_TRIGRAMS = 32
 
 /**
@@ -90,8 +91,8 @@ function foldedAsLike(term: string): string | null {
   return term.toLowerCase()
 }
 
-/** The two-character term's trigrams as one FTS5 query (`a OR b …`); undefined: too many. */
-async function twoCharacterQuery(ex: Executor, folded: string): Promise<string | null | undefined> {
+/** The short term's trigrams as one FTS5 query (`a OR b …`); undefined: too many. */
+async function shortTermQuery(ex: Executor, folded: string): Promise<string | null | undefined> {
   const trigrams = await selectTrigrams(ex, {
     from: folded,
     to: folded + LAST_CHARACTER,
@@ -103,16 +104,15 @@ async function twoCharacterQuery(ex: Executor, folded: string): Promise<string |
 }
 
 /**
- * How the index answers `q`: the phrase from three characters on; for two characters the
- * trigrams that begin with it. Null for a term of one character, one holding a character with
- * case beyond ASCII, or one that begins more than MOST_TRIGRAMS trigrams.
+ * How the index answers `q`: the phrase from three characters on; for one or two characters the
+ * trigrams that begin with it. Null for a term holding a character with case beyond ASCII, or one
+ * that begins more than MOST_TRIGRAMS trigrams.
  */
 export async function indexedTerm(ex: Executor, q: string): Promise<IndexedTerm | null> {
-  const length = [...q].length
-  if (length >= TRIGRAM) return { query: ftsPhrase(q), like: null }
-  const folded = length === TRIGRAM - 1 ? foldedAsLike(q) : null
+  if ([...q].length >= TRIGRAM) return { query: ftsPhrase(q), like: null }
+  const folded = foldedAsLike(q)
   if (folded === null) return null
-  const query = await twoCharacterQuery(ex, folded)
+  const query = await shortTermQuery(ex, folded)
   if (query === undefined) return null
   return { query, like: FOLDED_INTO_ASCII.test(folded) ? containing(q) : null }
 }
