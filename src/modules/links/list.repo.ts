@@ -407,16 +407,23 @@ export async function listVisibleLinks(
   // The Links screen's pages, with a search or without, have statements of their own: the general
   // statement is built only for the other filters and orders. A search's page — also the page of
   // the links not pinned, which the screen and the palette ask for — is read owner by owner where
-  // its term is common or of one character: walked on SQLite (search-walk.repo.ts), filtered on
-  // PostgreSQL (search-by-owner.repo.ts); else from the trigram index, a term of two characters
-  // too (SQLite: term-index.repo.ts; PostgreSQL: from its index of character pairs).
+  // its term is common: walked on SQLite (search-walk.repo.ts), filtered on PostgreSQL
+  // (search-by-owner.repo.ts), as is a term of one character on PostgreSQL; else from the trigram
+  // index, a term of one or two characters too (SQLite: term-index.repo.ts; PostgreSQL: two
+  // characters from its index of character pairs).
   if (filters.mostClicked && filters.collectionId === undefined)
     return mostClicked(ex, userId, filters, window)
-  const indexed = await indexedSearch(ex, filters)
   const newestUnpinned = newestOfAll && filters.pinned !== true
+  // A term of one character is walked before the index is asked: a common letter fills the page
+  // in the walk's first round, and only a rare one, which the walk gives up on, pays the look-ups
+  // of the trigrams that begin with it
+  // (docs/decisions/0089-one-character-terms-from-the-trigram-vocabulary.md).
+  const walkFirst = newestUnpinned && filters.q !== undefined && [...filters.q].length === 1
+  let indexed = walkFirst ? null : await indexedSearch(ex, filters)
   if (newestUnpinned && filters.q !== undefined) {
     const byOwner = await searchPageByOwner(ex, userId, filters, filters.q, indexed, window)
     if (byOwner !== null) return byOwner
+    if (walkFirst) indexed = await indexedSearch(ex, filters)
   }
   if (newestUnpinned && indexed !== null) return searchPage(ex, userId, filters, indexed, window)
   if (newestOnly && filters.q === undefined) {

@@ -127,7 +127,10 @@ describe('a search of one or two characters among many links', () => {
 
   it('reads a term in most links newest first, not every match from an index', async () => {
     // "er" is in every filler's address ("filler"): the page is the newest 50, found by testing
-    // the newest links one by one (SQLite's walk, PostgreSQL's owners' page with LIKE).
+    // the newest links one by one (SQLite's walk, PostgreSQL's owners' page with LIKE). A page of
+    // one common character is walked before the vocabulary would be asked.
+    const letter = await sqliteReadsDuring(() => get('/api/links?q=E&limit=50'))
+    expect(letter.filter((text) => /links_fts_terms/.test(text))).toEqual([])
     const statements = await statementsOf(/link_search_pairs|links_fts_terms/, async () => {
       const newest = await get<{ items: { id: string }[] }>('/api/links?limit=50')
       for (const q of ['eR', 'E']) {
@@ -196,7 +199,6 @@ describe('a search of one or two characters among many links', () => {
     if (t.database.engine === 'postgres') return
     expect(reads.some((text) => /links_fts_terms/.test(text))).toBe(true)
     expect(reads.some((text) => / match /.test(text))).toBe(true)
-    expect(reads.filter((text) => / like /.test(text))).toEqual([])
   })
 
   it('tests each link for a term that begins too many trigrams to be looked up', async () => {
