@@ -4,7 +4,9 @@ import { sql, type Kysely } from 'kysely'
  * SQLite: the links' trigram index (`links_fts`) with each column followed by `padding`: its two
  * triggers made again and every link indexed again. The padding (U+0001, which no search term
  * holds) lets a term shorter than a trigram begin one wherever it stands, the end of a column
- * included (docs/decisions/0087-two-character-terms-from-the-trigram-vocabulary.md).
+ * included: one of it for a term of two characters, two for a term of one
+ * (docs/decisions/0087-two-character-terms-from-the-trigram-vocabulary.md,
+ * 0089-one-character-terms-from-the-trigram-vocabulary.md).
  */
 export async function rebuildLinkSearch(
   db: Kysely<unknown>,

@@ -6,8 +6,8 @@
  * 0123_link_search_short_terms and 0125_link_search_one_character_terms): its links are those of
  * the trigrams that begin with it, which the index's vocabulary (`links_fts_terms`) lists in
  * order, one look-up each (docs/decisions/0087-two-character-terms-from-the-trigram-vocabulary.md,
- * 0089-one-character-terms-from-the-trigram-vocabulary.md). A term that begins more trigrams than
- * that is worth listing (a common letter does) is tested link by link, as the walk does.
+ * 0089-one-character-terms-from-the-trigram-vocabulary.md). A term that begins more than
+ * MOST_TRIGRAMS of them (a common letter does) is tested link by link, as the walk does.
  */
 import { sql } from 'kysely'
 import { compiledOnce } from '../../db/precompiled.js'
